@@ -142,6 +142,32 @@ TEST(Subsample, OneStepEqualsTheEnginesPoissonSubsampledGaussian) {
   }
 }
 
+TEST(Subsample, EngineBetaBracketsTheOneStepTradeoffAtEveryAlpha) {
+  // composition::beta answers from the upper hull of the grids' lines
+  // (built once, then a binary search per alpha). Against the closed form
+  // C_q(G_{1/s}) at 3,000 alphas from 1e-300 to 1: the bracket contains it
+  // (to the closed form's own rounding, 1e-13) and, for the asymmetric loss,
+  // is tight on both sides (every grid eps of both orientations feeds the
+  // lower bound).
+  for (const auto& [sigma, q] : std::vector<std::pair<double, double>>{{1.0, 0.01}, {0.8, 0.1}, {2.0, 0.5}, {0.5, 0.3}}) {
+    const composition c = compose({parse_spec("subsampled-gaussian:sigma=" + std::to_string(sigma) +
+                                              ",q=" + std::to_string(q))});
+    std::vector<double> alphas = {0.0, 1e-300, 1e-200, 1e-100, 1e-30, 1.0};
+    for (int i = 0; i < 1500; ++i) alphas.push_back(std::pow(10.0, -20.0 + 20.0 * i / 1500.0));
+    for (int i = 0; i < 1500; ++i) alphas.push_back((i + 0.5) / 1500.0);
+    double worst_width = 0.0;
+    for (double a : alphas) {
+      const double x = subsample_beta(tradeoff(gaussian(1.0 / sigma)), q, a);
+      const interval b = c.beta(a);
+      ASSERT_LE(b.lower, x + 1e-13) << "sigma=" << sigma << " q=" << q << " a=" << a;
+      ASSERT_GE(b.upper, x - 1e-13) << "sigma=" << sigma << " q=" << q << " a=" << a;
+      ASSERT_LE(b.lower, b.upper);
+      worst_width = std::max(worst_width, b.upper - b.lower);
+    }
+    EXPECT_LT(worst_width, 2e-3) << "sigma=" << sigma << " q=" << q;
+  }
+}
+
 TEST(Subsample, TStepsOfTheOperatorAreNoSharperThanThePoissonAccounting) {
   // C_q(G)^{(x)T} <= min{F^T, (F^-1)^T}**: its epsilon is at least the engine's.
   const double sigma = 1.0, q = 0.02;

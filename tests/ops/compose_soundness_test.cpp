@@ -220,11 +220,11 @@ void check_golden_row(checker& chk, const golden_row& r, const composition& c,
   }
 }
 
-// upper_curve(points) costs `points` beta() calls (each O(grid size)); the
-// default 400 would take most of the suite's time budget, so fewer are used.
+// upper_curve(points) costs `points` beta() calls (O(log grid size) each
+// once the envelopes are built).
 void check_curves_at(checker& chk, const std::string& ctx, const composition& c,
                      const std::vector<std::pair<double, double>>& alpha_truth, double rel,
-                     double abs, int upper_points = 120) {
+                     double abs, int upper_points = 400) {
   const curve lo = c.lower_curve(), hi = c.upper_curve(upper_points);
   for (const auto& [a, t] : alpha_truth) {
     std::ostringstream q;

@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <exception>
 #include <future>
+#include <mutex>
 #include <optional>
 
 #include "fdp/core/error.hpp"
@@ -455,6 +456,7 @@ composition compose_terms(const std::vector<compose_term>& terms, const compose_
     if (std::isfinite(w) && w > 0 && e.lower > 0) factor = std::clamp(0.8 * std::sqrt(opt.tolerance / w), 0.1, 0.7);
     target = h * factor;
   }
+  r.envelopes_ = std::make_shared<composition::beta_envelopes>();
   return r;
 }
 
@@ -510,33 +512,220 @@ interval composition::epsilon(double delta) const {
           solve_eps([&](double e) { return delta_up(e); }, delta, true)};
 }
 
+namespace {
+
+// max_k (c_k - e^{eps_k} a) over many lines, for many a. The upper hull of
+// the lines is built once (O(n log n)); a query finds its hull segment by
+// binary search and evaluates the few hull lines around it with the same
+// expression a direct scan over all lines uses. Lines whose slope e^{eps}
+// overflows matter only for a < e^{-709}; such a (and a = 0) are answered
+// by the direct scan.
+class line_max {
+ public:
+  line_max(std::vector<double> eps, std::vector<double> c) : eps_(std::move(eps)), c_(std::move(c)) {
+    std::vector<std::size_t> idx;
+    for (std::size_t i = 0; i < c_.size(); ++i)
+      if (std::isfinite(c_[i]) && eps_[i] < 709.0) idx.push_back(i);
+    // slope -e^{eps}: steepest first; equal slopes keep the higher intercept
+    std::sort(idx.begin(), idx.end(), [&](std::size_t x, std::size_t y) {
+      return eps_[x] > eps_[y] || (eps_[x] == eps_[y] && c_[x] > c_[y]);
+    });
+    for (std::size_t i : idx) {
+      if (!hull_.empty() && eps_[hull_.back()] == eps_[i]) continue;
+      const double si = std::exp(eps_[i]);
+      while (!hull_.empty()) {
+        const std::size_t last = hull_.back();
+        const double sl = std::exp(eps_[last]);
+        // the flatter new line overtakes `last` at x; `last` is useless if
+        // that happens before `last` overtakes its predecessor
+        const double x = (c_[last] - c_[i]) / (sl - si);
+        if (std::isnan(x) || x <= (breaks_.empty() ? 0.0 : breaks_.back())) {
+          hull_.pop_back();
+          if (!breaks_.empty()) breaks_.pop_back();
+          continue;
+        }
+        breaks_.push_back(x);
+        break;
+      }
+      hull_.push_back(i);
+    }
+  }
+
+  // The maximum at a, and (via err) a bound on what the hull's rounding
+  // could have missed.
+  double at(double a, double* err) const {
+    double best = -std::numeric_limits<double>::infinity(), scale = 0.0;
+    auto eval = [&](std::size_t k) {
+      const double t = a > 0 ? std::exp(eps_[k] + std::log(a)) : 0.0;
+      const double v = c_[k] - t;
+      if (v > best) {
+        best = v;
+        scale = std::fabs(c_[k]) + t;
+      }
+    };
+    if (!(a > 1e-300) || hull_.empty()) {
+      for (std::size_t k = 0; k < c_.size(); ++k) eval(k);
+    } else {
+      // hull_[i] is the maximum on [breaks_[i-1], breaks_[i]]
+      const std::size_t i = static_cast<std::size_t>(std::upper_bound(breaks_.begin(), breaks_.end(), a) - breaks_.begin());
+      const std::size_t lo = i >= 2 ? i - 2 : 0, hi = std::min(hull_.size() - 1, i + 2);
+      for (std::size_t k = lo; k <= hi; ++k) eval(hull_[k]);
+    }
+    if (err) *err = 8 * std::numeric_limits<double>::epsilon() * scale;
+    return best;
+  }
+
+  // Where the maximizing line changes (ascending; may extend beyond [0, 1]).
+  const std::vector<double>& breaks() const { return breaks_; }
+
+ private:
+  std::vector<double> eps_, c_;
+  std::vector<std::size_t> hull_;  // indices into eps_/c_, steepest first
+  std::vector<double> breaks_;     // breaks_[i]: where hull_[i+1] overtakes hull_[i]
+};
+
+// The lower convex envelope of points (a_i, v_i), a_i ascending in [0, 1],
+// evaluated by linear interpolation. If every v_i >= f(a_i) for a convex f,
+// the envelope is >= f on [a_0, a_last] (chords of a convex function lie
+// above it).
+class chord_hull {
+ public:
+  chord_hull(const std::vector<double>& a, const std::vector<double>& v) {
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      if (!a_.empty() && a[i] <= a_.back()) {
+        v_.back() = std::min(v_.back(), v[i]);
+        continue;
+      }
+      while (a_.size() >= 2) {
+        const std::size_t m = a_.size();
+        // drop the middle point if it lies on or above the chord
+        const double cross = (a_[m - 1] - a_[m - 2]) * (v[i] - v_[m - 2]) -
+                             (v_[m - 1] - v_[m - 2]) * (a[i] - a_[m - 2]);
+        if (cross <= 0) {
+          a_.pop_back();
+          v_.pop_back();
+          continue;
+        }
+        break;
+      }
+      a_.push_back(a[i]);
+      v_.push_back(v[i]);
+    }
+  }
+  // +inf outside the points' range
+  double at(double a) const {
+    if (a_.empty() || a < a_.front() || a > a_.back()) return std::numeric_limits<double>::infinity();
+    const std::size_t i = static_cast<std::size_t>(std::lower_bound(a_.begin(), a_.end(), a) - a_.begin());
+    if (a_[i] == a) return v_[i];
+    const double t = (a - a_[i - 1]) / (a_[i] - a_[i - 1]);
+    const double v = v_[i - 1] + t * (v_[i] - v_[i - 1]);
+    return v + 4 * std::numeric_limits<double>::epsilon() * std::max(std::fabs(v_[i - 1]), std::fabs(v_[i]));
+  }
+
+ private:
+  std::vector<double> a_, v_;
+};
+
+}  // namespace
+
+// lower: f(a) >= max over the pessimistic grids' eps of 1 - delta_up(eps) -
+// e^eps a (every eps gives a valid line; delta_up takes both orientations).
+// upper: f(a) <= the optimistic side's lines (beta_from_lower_delta), the
+// smaller of the two orientations when there are two.
+// With two orientations each upper envelope bounds its own orientation's
+// curve, so f = min{F, F^-1}** <= min(U_1, U_2), and (f being convex) also
+// <= the convex envelope of min(U_1, U_2): it is taken through the points
+// where either envelope bends or the two cross, which is exact for
+// piecewise-linear U_1, U_2. Near the crossing of a subsampled mechanism's
+// two orientations this is what makes the upper bound tight.
+struct composition::beta_envelopes {
+  std::once_flag built;
+  std::optional<line_max> lower;
+  std::vector<line_max> upper;
+  std::optional<chord_hull> upper_hull;
+
+  double upper_at(double a) const {
+    double hi = std::numeric_limits<double>::infinity();
+    for (const line_max& u : upper) {
+      double err = 0.0;
+      const double v = u.at(a, &err);
+      hi = std::min(hi, std::clamp(v + err, 0.0, 1.0 - a));
+    }
+    return hi;
+  }
+};
+
+const composition::beta_envelopes& composition::envelopes() const {
+  std::call_once(envelopes_->built, [&] {
+    std::vector<double> eps, c;
+    for (const composed_pld* p : {&*pess_, inv_pess_ ? &*inv_pess_ : nullptr}) {
+      if (!p) continue;
+      for (std::size_t j = 0; j < p->size(); ++j) {
+        const double e = p->lo() + static_cast<double>(j) * p->h();
+        eps.push_back(e);
+        c.push_back(1.0 - delta_up(e));
+      }
+    }
+    // Where the two orientations' profiles cross (eps = 0 for a pair that is
+    // symmetric in law) the best line sits between grid points: add a fine
+    // sweep of eps around 0 (any eps gives a valid line).
+    if (inv_pess_) {
+      const double step = h_ / 16;
+      for (int k = -32; k <= 32; ++k) {
+        eps.push_back(k * step);
+        c.push_back(1.0 - delta_up(k * step));
+      }
+    }
+    envelopes_->lower.emplace(std::move(eps), std::move(c));
+    for (const composed_pld* p : {&*opt_, inv_opt_ ? &*inv_opt_ : nullptr}) {
+      if (!p) continue;
+      std::vector<double> ue, uc;
+      p->upper_lines(ue, uc);
+      envelopes_->upper.emplace_back(std::move(ue), std::move(uc));
+    }
+    if (envelopes_->upper.size() == 2) {
+      std::vector<double> as = {0.0, 1.0};
+      for (const line_max& u : envelopes_->upper)
+        for (double x : u.breaks())
+          if (x > 0 && x < 1) as.push_back(x);
+      std::sort(as.begin(), as.end());
+      as.erase(std::unique(as.begin(), as.end()), as.end());
+      // crossings: on [as[i], as[i+1]] both envelopes are affine
+      const std::size_t n0 = as.size();
+      auto diff = [&](double a) {
+        double e0 = 0, e1 = 0;
+        return envelopes_->upper[0].at(a, &e0) - envelopes_->upper[1].at(a, &e1);
+      };
+      double d_prev = diff(as[0]);
+      for (std::size_t i = 0; i + 1 < n0; ++i) {
+        const double d_next = diff(as[i + 1]);
+        if ((d_prev < 0 && d_next > 0) || (d_prev > 0 && d_next < 0)) {
+          const double x = as[i] + (as[i + 1] - as[i]) * d_prev / (d_prev - d_next);
+          if (x > as[i] && x < as[i + 1]) as.push_back(x);
+        }
+        d_prev = d_next;
+      }
+      std::sort(as.begin(), as.end());
+      std::vector<double> vs;
+      vs.reserve(as.size());
+      for (double a : as) vs.push_back(envelopes_->upper_at(a));
+      envelopes_->upper_hull.emplace(as, vs);
+    }
+  });
+  return *envelopes_;
+}
+
 interval composition::beta(double alpha) const {
   detail::check_alpha(alpha, "composition::beta");
   if (exact_) {
     const double b = fdp::beta(*exact_, alpha);
     return {b, b};
   }
-  double lo, hi;
-  if (!inv_pess_) {
-    lo = pess_->beta_from_upper_delta(alpha);
-    hi = opt_->beta_from_lower_delta(alpha);
-  } else {
-    // f = min{F, F^-1}**: a lower bound from the profile max at grid points
-    // of both orientations; an upper bound from min of the two upper curves.
-    // Any eps gives a valid lower bound 1 - delta(eps) - e^eps alpha; take
-    // the tangent points of both orientations' polygons and their neighbours.
-    lo = 0.0;
-    for (const composed_pld* c : {&*pess_, &*inv_pess_}) {
-      const double e0 = c->tangent_loss(alpha);
-      for (int k = -3; k <= 3; ++k) {
-        const double e = e0 + k * c->h();
-        lo = std::max(lo, 1.0 - delta_up(e) - (alpha > 0 ? std::exp(e + std::log(alpha)) : 0.0));
-      }
-    }
-    lo = std::min(lo, 1.0 - alpha);
-    hi = std::min(opt_->beta_from_lower_delta(alpha), inv_opt_->beta_from_lower_delta(alpha));
-  }
-  return {std::max(0.0, lo), std::max(hi, std::max(0.0, lo))};
+  const beta_envelopes& env = envelopes();
+  const double lo = std::min(std::max(0.0, env.lower->at(alpha, nullptr)), 1.0 - alpha);
+  double hi = env.upper_at(alpha);
+  if (env.upper_hull) hi = std::min(hi, std::max(0.0, env.upper_hull->at(alpha)));
+  return {lo, std::max(hi, lo)};
 }
 
 interval composition::mu() const {

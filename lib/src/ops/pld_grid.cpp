@@ -978,6 +978,26 @@ double composed_pld::beta_from_upper_delta(double a) const {
   return std::min(best, 1.0 - a);
 }
 
+void composed_pld::upper_lines(std::vector<double>& eps_out, std::vector<double>& c_out) const {
+  // the candidates of beta_from_lower_delta below, without the a-term
+  const std::size_t n = m_.size();
+  for (std::size_t j = 0; j <= n; ++j) {
+    const double eleft = offset_ + static_cast<double>(k0_ + static_cast<std::int64_t>(j) - 1) * h_;
+    const double sl = slack(j) + tail_lo_ + tail_hi_ + (j == 0 ? err0_ : mass_error_above(eleft));
+    const double base0 = (j < n ? sm_[j] : 0.0) - sl;
+    for (int side = 0; side < 2; ++side) {
+      const std::int64_t kk = k0_ + static_cast<std::int64_t>(j) - (side == 0 ? 1 : 0);
+      double eps = offset_ + static_cast<double>(kk) * h_;
+      if (j == 0 && side == 0) eps = -745.0;
+      if (j == n && side == 1) continue;
+      const double lj = offset_ + static_cast<double>(k0_ + static_cast<std::int64_t>(std::min(j, n - 1))) * h_;
+      const double fin = (j < n) ? base0 - std::exp(eps - lj) * se_[j] : base0;
+      eps_out.push_back(eps);
+      c_out.push_back(1.0 - (m_inf_ + fin));
+    }
+  }
+}
+
 double composed_pld::beta_from_lower_delta(double a) const {
   // On each interval between grid losses, delta_lower is (before clipping at
   // 0) an affine function of e^eps with constant slack, so 1 - delta - e^eps a

@@ -102,6 +102,11 @@ class composition {
   friend composition compose_terms(const std::vector<compose_term>&, const compose_options&);
   double delta_up(double eps) const;
   double delta_lo(double eps) const;
+  // beta(alpha) of a numeric composition: the envelopes of the grids' lines,
+  // built on the first query and shared by copies (compose.cpp).
+  struct beta_envelopes;
+  const beta_envelopes& envelopes() const;
+  std::shared_ptr<beta_envelopes> envelopes_;
   std::optional<tradeoff> exact_;
   std::optional<composed_pld> lattice_;  // exact lattice law of an exact result, when it has one
   std::optional<composed_pld> pess_, opt_, inv_pess_, inv_opt_;

@@ -91,6 +91,9 @@ class composed_pld {
   /// f(a) bounds from the profile: sup_eps (1 - delta(eps) - e^eps a).
   double beta_from_upper_delta(double a) const;  ///< uses delta_upper (a lower bound on f)
   double beta_from_lower_delta(double a) const;  ///< uses delta_lower (an upper bound on f)
+  /// The lines behind beta_from_lower_delta: f(a) <= min(1 - a, max_k
+  /// (c_k - e^{eps_k} a)); appends (eps_k, c_k), two per grid interval.
+  void upper_lines(std::vector<double>& eps, std::vector<double>& c) const;
   /// The polygon of the computed masses at a (O(log n)).
   double beta_raw(double a) const;
   /// The loss lambda_j where the computed polygon has slope -e^{lambda} at a
