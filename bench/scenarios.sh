@@ -3,44 +3,42 @@
 # ../shared/scenarios/accounting.md, against the fastest existing
 # accountant's in-process time there (Google PLD h=1e-4 or PRV eps_err=0.01).
 # Usage: bench/scenarios.sh [path/to/fdp] [repetitions]
+# (SPAWN_TIME=path overrides the spawn timer, default build/bench/fdp_spawn_time)
 set -euo pipefail
 FDP=${1:-./build/tools/fdp}
 REPS=${2:-20}
-printf "%-4s %-10s %-27s %-9s %-10s %-8s %-9s %-9s %s\n" id anchor_ms bracket width_% wall_ms cpu_ms target_ms x_faster reference
-# The fastest process this machine can start is a floor under every wall time:
-TRUE_MS=$( { perf stat -r "$REPS" /bin/true; } 2>&1 | awk '/seconds time elapsed/ {print $1 * 1000}' || true)
-echo "(floor: /bin/true takes ${TRUE_MS:-?} ms wall here; load average $(cut -d' ' -f1-3 /proc/loadavg))"
+SPAWN=${SPAWN_TIME:-$(dirname "$FDP")/../bench/fdp_spawn_time}
+printf "%-4s %-10s %-27s %-9s %-8s %-8s %-8s %-9s %-9s %s\n" id anchor_ms bracket width_% wall_ms p90_ms cpu_ms target_ms x_faster reference
+# Wall time: bench/spawn_time.cpp (posix_spawn to waitpid, median of REPS,
+# stdout to /dev/null); without it, perf stat's elapsed time (~0.4 ms more).
+# The fastest process this machine can start is a floor under every figure:
+floor() {
+  if [[ -x $SPAWN ]]; then "$SPAWN" "$REPS" /bin/true | awk '{print $1}'
+  else { perf stat -r "$REPS" /bin/true; } 2>&1 | awk '/seconds time elapsed/ {print $1 * 1000}'; fi
+}
+echo "(floor: /bin/true takes $(floor) ms wall here; load average $(cut -d' ' -f1-3 /proc/loadavg);" \
+     "wall by $([[ -x $SPAWN ]] && echo spawn_time || echo 'perf stat'))"
 run() {
   local id=$1 anchor=$2 ref=$3 delta=$4; shift 4
   local out; out=$("$FDP" compose "$@" --delta "$delta" --json)
   local lo hi; lo=$(echo "$out" | /usr/bin/python3 -c 'import json,sys; e=json.load(sys.stdin)["epsilon"][0]; print(e["lower"])')
   hi=$(echo "$out" | /usr/bin/python3 -c 'import json,sys; e=json.load(sys.stdin)["epsilon"][0]; print(e["upper"])')
-  # whole-process wall time: fork + exec + run + exit, as perf stat measures it
-  # (falls back to a Python timer around subprocess.run without perf)
-  local med
-  if perf stat -r 1 true >/dev/null 2>&1; then
-    med=$(perf stat -r "$REPS" -x, -e task-clock "$FDP" compose "$@" --delta "$delta" 2>&1 >/dev/null \
-          | awk -F, '/task-clock/ {t=$1} END {print t}')
-    local el; el=$( { perf stat -r "$REPS" "$FDP" compose "$@" --delta "$delta" >/dev/null; } 2>&1 \
-          | awk '/seconds time elapsed/ {print $1 * 1000}')
-    CPU_MS=$med; med=$el
+  local med p90=- cpu=-
+  if [[ -x $SPAWN ]]; then
+    read -r med _ p90 < <("$SPAWN" "$REPS" "$FDP" compose "$@" --delta "$delta")
   else
-    med=$(/usr/bin/python3 - "$REPS" "$FDP" compose "$@" --delta "$delta" <<'PY'
-import subprocess, sys, time
-reps, cmd = int(sys.argv[1]), sys.argv[2:]
-ts = []
-for _ in range(reps):
-    t = time.perf_counter(); subprocess.run(cmd, stdout=subprocess.DEVNULL, check=True); ts.append(time.perf_counter() - t)
-ts.sort(); print(ts[len(ts) // 2] * 1000)
-PY
-)
-    CPU_MS=-
+    med=$( { perf stat -r "$REPS" "$FDP" compose "$@" --delta "$delta" >/dev/null; } 2>&1 \
+          | awk '/seconds time elapsed/ {print $1 * 1000}')
   fi
-  /usr/bin/python3 - "$id" "$anchor" "$lo" "$hi" "$med" "$ref" "$CPU_MS" <<'PY'
+  if perf stat -r 1 true >/dev/null 2>&1; then
+    cpu=$(perf stat -r "$REPS" -x, -e task-clock "$FDP" compose "$@" --delta "$delta" 2>&1 >/dev/null \
+          | awk -F, '/task-clock/ {t=$1} END {printf "%.2f", t}')
+  fi
+  /usr/bin/python3 - "$id" "$anchor" "$lo" "$hi" "$med" "$ref" "$cpu" "$p90" <<'PY'
 import sys
-i, anchor, lo, hi, med, ref, cpu = sys.argv[1], float(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4]), float(sys.argv[5]), sys.argv[6], sys.argv[7]
+i, anchor, lo, hi, med, ref, cpu, p90 = sys.argv[1], float(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4]), float(sys.argv[5]), sys.argv[6], sys.argv[7], sys.argv[8]
 w = 100 * (hi - lo) / hi if hi > 0 else 0.0
-print(f"{i:<4} {anchor:<10g} [{lo:.9g}, {hi:.9g}]".ljust(43) + f" {w:<9.4f} {med:<10.2f} {cpu:<8.8s} {anchor/10:<9.3g} {anchor/med:<9.1f} {ref}")
+print(f"{i:<4} {anchor:<10g} [{lo:.9g}, {hi:.9g}]".ljust(43) + f" {w:<9.4f} {med:<8.2f} {p90:<8.8s} {cpu:<8.8s} {anchor/10:<9.3g} {anchor/med:<9.1f} {ref}")
 PY
 }
 run S1  360  "91.8172896247"             1e-5 gaussian:sigma=1,times=100

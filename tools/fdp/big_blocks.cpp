@@ -11,10 +11,11 @@
 // delete (a replacement the C++ standard provides for): blocks of at least
 // kMinBlock bytes (grids, spectra, curves, the per-group work arrays of the
 // discretization) come from one reserved region marked MADV_HUGEPAGE;
-// smaller ones go to malloc as before. 16 KiB is where the measured times
-// stop improving (bench/README.md): with 128 KiB, S2b still paid 110
-// faults of mid-sized vectors in the worker threads' malloc arenas.
-// Measured in bench/README.md ("Page faults").
+// smaller ones go to malloc as before. The threshold is 4 KiB: with
+// 128 KiB, S2b still paid 110 faults of mid-sized vectors in the worker
+// threads' malloc arenas, and with 16 KiB S2a paid 50 faults for its
+// 13.5 KB grids; a run that allocates nothing that large (a closed form)
+// never touches the pool. Measured in bench/README.md ("Page faults").
 //
 // This is process policy, like malloc_tuning.cpp: the library never
 // replaces its host's allocator. The file is left out of sanitizer and fuzz
@@ -25,16 +26,17 @@
 // for reuse (no second page fault). Free blocks beyond kMaxRetained bytes
 // are given back to the kernel (MADV_DONTNEED) but keep their addresses.
 // If the reservation fails or is used up, allocations fall back to malloc.
-// FDP_HUGE_PAGES=0 in the environment turns the pool off (for measuring).
+// FDP_HUGE_PAGES=0 in the environment turns the pool off (for measuring);
+// FDP_HUGE_PAGES_RETAIN=BYTES sets how much freed memory it keeps.
 
-#if defined(__linux__) && !defined(__SANITIZE_ADDRESS__) && !defined(FDP_NO_BIG_BLOCKS)
 #if defined(__has_feature)
 #if __has_feature(address_sanitizer) || __has_feature(memory_sanitizer) || \
     __has_feature(thread_sanitizer)
 #define FDP_NO_BIG_BLOCKS 1
 #endif
 #endif
-#endif
+
+#include "cli.hpp"
 
 #if defined(__linux__) && !defined(__SANITIZE_ADDRESS__) && !defined(FDP_NO_BIG_BLOCKS)
 
@@ -49,8 +51,8 @@
 
 namespace {
 
-constexpr int kMinShift = 14;
-constexpr std::size_t kMinBlock = std::size_t{1} << kMinShift;  // 16 KiB, header included
+constexpr int kMinShift = 12;
+constexpr std::size_t kMinBlock = std::size_t{1} << kMinShift;  // 4 KiB, header included
 constexpr int kClasses = 36 - kMinShift;                   // up to 2^35 = 32 GiB
 constexpr std::size_t kReserve = std::size_t{1} << 36;     // 64 GiB of address space
 constexpr std::size_t kHugePage = std::size_t{2} << 20;
@@ -73,6 +75,8 @@ char* pool_base = nullptr;
 std::size_t pool_used = 0;
 std::size_t pool_retained = 0;
 int pool_state = 0;  // 0 untried, 1 ready, -1 unavailable
+bool pool_enabled = false;  // set by main(): static initializers stay on malloc
+std::size_t pool_max_retained = kMaxRetained;
 block_header* free_lists[kClasses] = {};
 
 int size_class(std::size_t bytes) {
@@ -86,6 +90,13 @@ bool pool_ready_locked() {
   pool_state = -1;
   const char* env = std::getenv("FDP_HUGE_PAGES");
   if (env != nullptr && std::strcmp(env, "0") == 0) return false;
+  // FDP_HUGE_PAGES_RETAIN=BYTES: how much freed memory the pool keeps
+  // (default 512 MiB; the CLI tests set 0 to exercise the give-back path)
+  if (const char* r = std::getenv("FDP_HUGE_PAGES_RETAIN")) {
+    char* end = nullptr;
+    const unsigned long long v = std::strtoull(r, &end, 10);
+    if (end != r && *end == '\0') pool_max_retained = static_cast<std::size_t>(v);
+  }
   void* p = mmap(nullptr, kReserve, PROT_READ | PROT_WRITE,
                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (p == MAP_FAILED) return false;
@@ -131,9 +142,9 @@ void pool_give_back(void* payload) {
   const int c = h->size_class;
   const std::size_t bytes = std::size_t{1} << (c + kMinShift);
   std::lock_guard<std::mutex> lock(pool_mutex);
-  if (pool_retained + bytes > kMaxRetained) {
+  if (bytes > kKeepFirst && pool_retained + bytes > pool_max_retained) {
     // keep the address and the first page (the header), give the rest of
-    // the memory back to the kernel
+    // the memory back to the kernel (smaller blocks are always kept)
     (void)madvise(reinterpret_cast<char*>(h) + kKeepFirst, bytes - kKeepFirst, MADV_DONTNEED);
     h->resident = 0;
   } else {
@@ -145,7 +156,7 @@ void pool_give_back(void* payload) {
 }
 
 void* allocate(std::size_t n) {
-  if (n <= kMinBlock - kHeader) {
+  if (!pool_enabled || n <= kMinBlock - kHeader) {
     // below the pool: malloc, with the standard new-handler loop
   } else if (const int c = size_class(n + kHeader); c < kClasses) {
     if (void* p = pool_take(c)) return p;
@@ -169,6 +180,13 @@ void release(void* p) noexcept {
 
 }  // namespace
 
+namespace fdp::cli {
+void enable_big_blocks() {
+  std::lock_guard<std::mutex> lock(pool_mutex);
+  pool_enabled = true;
+}
+}  // namespace fdp::cli
+
 void* operator new(std::size_t n) { return allocate(n); }
 void* operator new[](std::size_t n) { return allocate(n); }
 void* operator new(std::size_t n, const std::nothrow_t&) noexcept {
@@ -191,5 +209,11 @@ void operator delete(void* p, std::size_t) noexcept { release(p); }
 void operator delete[](void* p, std::size_t) noexcept { release(p); }
 void operator delete(void* p, const std::nothrow_t&) noexcept { release(p); }
 void operator delete[](void* p, const std::nothrow_t&) noexcept { release(p); }
+
+#else
+
+namespace fdp::cli {
+void enable_big_blocks() {}
+}  // namespace fdp::cli
 
 #endif

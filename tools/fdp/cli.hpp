@@ -28,7 +28,8 @@ struct option_def {
   std::string name;       ///< without the leading "--"
   bool takes_value = true;
   bool repeatable = false;
-  std::string help;       ///< one line, shown by --help
+  const char* help = "";  ///< one line (a literal: the registry is built
+                          ///< before main and should not copy text)
 };
 
 class args {
@@ -61,8 +62,8 @@ class args {
 
 struct command {
   std::string name;
-  std::string summary;  ///< one line for `fdp --help`
-  std::string help;     ///< full text for `fdp NAME --help` (usage, options, example)
+  const char* summary;  ///< one line for `fdp --help` (a literal)
+  const char* help;     ///< full text for `fdp NAME --help` (usage, options, example)
   std::vector<option_def> options;
   std::function<int(const args&)> run;
 };
@@ -80,6 +81,11 @@ double check_range(const std::string& what, double v, double lo, double hi, bool
 /// The whole CLI: `fdp ARGS...` with argv[0] the program name. Returns the
 /// exit code (0, 1, 2 or 3, see above); never calls exit().
 int run(int argc, char** argv);
+
+/// The fdp process's allocation policy (big_blocks.cpp): from this call on,
+/// C++ allocations of 4 KiB and more come from a pool on transparent huge
+/// pages. main() calls it first thing; a no-op in sanitizer builds.
+void enable_big_blocks();
 
 /// Prints a JSON value on stdout with a trailing newline.
 void print_json(const json& j);

@@ -3,4 +3,7 @@
 // can drive the CLI in-process.
 #include "cli.hpp"
 
-int main(int argc, char** argv) { return fdp::cli::run(argc, argv); }
+int main(int argc, char** argv) {
+  fdp::cli::enable_big_blocks();
+  return fdp::cli::run(argc, argv);
+}
