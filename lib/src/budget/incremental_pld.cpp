@@ -49,27 +49,6 @@ std::int64_t good_size(std::int64_t n) {
   return best;
 }
 
-struct plans {
-  fftw_plan fwd, bwd;
-};
-plans plans_for(std::int64_t n) {
-  static std::map<std::int64_t, plans> cache;  // guarded by the planner mutex
-  // FFTW's planner is not thread-safe: plan under the library's one planner
-  // mutex, the same one pld_grid.cpp (compose) uses (ops/fftw_planner.hpp).
-  std::lock_guard<std::mutex> lk(detail::fftw_planner_mutex());
-  auto it = cache.find(n);
-  if (it != cache.end()) return it->second;
-  double* in = fftw_alloc_real(static_cast<std::size_t>(n));
-  fftw_complex* out = fftw_alloc_complex(static_cast<std::size_t>(n / 2 + 1));
-  plans p;
-  p.fwd = fftw_plan_dft_r2c_1d(static_cast<int>(n), in, out, FFTW_ESTIMATE);
-  p.bwd = fftw_plan_dft_c2r_1d(static_cast<int>(n), out, in, FFTW_ESTIMATE);
-  fftw_free(in);
-  fftw_free(out);
-  cache[n] = p;
-  return p;
-}
-
 // fftw-aligned scratch buffers
 struct scratch {
   double* r = nullptr;
@@ -407,7 +386,7 @@ std::int64_t incremental_pld::needed_size() const {
 void incremental_pld::incorporate(std::size_t gi, std::int64_t n, bool fresh_power) {
   ipld_group& g = *groups_[gi];
   const std::size_t nc = static_cast<std::size_t>(N_ / 2 + 1);
-  const detail::plans pl = detail::plans_for(N_);
+  const auto pl = detail::fftw_plans_for(N_);
   for (int c = 0; c < kChannels; ++c) {
     if ((c == 1 || c == 3) && !reverse_) continue;
     if (g.spec_n != N_ || g.spec[c].size() != nc) {
@@ -415,7 +394,7 @@ void incremental_pld::incorporate(std::size_t gi, std::int64_t n, bool fresh_pow
       detail::scratch& s = detail::scratch_for(N_);
       std::fill(s.r, s.r + N_, 0.0);
       std::copy(t.x.begin(), t.x.end(), s.r);
-      fftw_execute_dft_r2c(pl.fwd, s.r, s.c);
+      fftw_execute_dft_r2c(pl->fwd, s.r, s.c);
       g.spec[c].resize(nc);
       std::memcpy(static_cast<void*>(g.spec[c].data()), s.c, nc * sizeof(fftw_complex));
     }
@@ -630,10 +609,10 @@ const incremental_pld::view& incremental_pld::get_view(int c) const {
   const std::int64_t W = khi - klo + 1;
   if (W > N_) throw evaluation_error("incremental_pld: window larger than the FFT (internal)");
   const std::size_t nc = static_cast<std::size_t>(N_ / 2 + 1);
-  const detail::plans pl = detail::plans_for(N_);
+  const auto pl = detail::fftw_plans_for(N_);
   detail::scratch& s = detail::scratch_for(N_);
   std::memcpy(static_cast<void*>(s.c), C.Z.data(), nc * sizeof(fftw_complex));
-  fftw_execute_dft_c2r(pl.bwd, s.c, s.r);
+  fftw_execute_dft_c2r(pl->bwd, s.c, s.r);
   const double invN = 1.0 / static_cast<double>(N_);
   double z2 = 0.0;
   for (std::int64_t i = 0; i < N_; ++i) {

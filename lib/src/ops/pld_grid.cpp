@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <limits>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <cstdio>
 #include <cstdlib>
@@ -23,6 +24,34 @@ namespace fdp::detail {
 std::mutex& fftw_planner_mutex() {
   static std::mutex m;
   return m;
+}
+
+fftw_r2c_plans::~fftw_r2c_plans() {
+  std::lock_guard<std::mutex> lk(fftw_planner_mutex());
+  if (fwd) fftw_destroy_plan(fwd);
+  if (bwd) fftw_destroy_plan(bwd);
+}
+
+std::shared_ptr<const fftw_r2c_plans> fftw_plans_for(std::int64_t n) {
+  // never destroyed: plans still cached at exit are freed with the process
+  static auto* cache = new std::map<std::int64_t, std::shared_ptr<const fftw_r2c_plans>>();
+  std::map<std::int64_t, std::shared_ptr<const fftw_r2c_plans>> evicted;  // released after unlocking
+  std::shared_ptr<fftw_r2c_plans> p;
+  {
+    std::lock_guard<std::mutex> lk(fftw_planner_mutex());
+    auto it = cache->find(n);
+    if (it != cache->end()) return it->second;
+    double* in = fftw_alloc_real(static_cast<std::size_t>(n));
+    fftw_complex* out = fftw_alloc_complex(static_cast<std::size_t>(n / 2 + 1));
+    p = std::make_shared<fftw_r2c_plans>();
+    p->fwd = fftw_plan_dft_r2c_1d(static_cast<int>(n), in, out, FFTW_ESTIMATE);
+    p->bwd = fftw_plan_dft_c2r_1d(static_cast<int>(n), out, in, FFTW_ESTIMATE);
+    fftw_free(in);
+    fftw_free(out);
+    if (cache->size() >= 64) evicted.swap(*cache);  // a bound on the plans kept
+    (*cache)[n] = p;
+  }
+  return p;
 }
 }  // namespace fdp::detail
 
@@ -418,25 +447,9 @@ std::mutex& fftw_mutex() { return detail::fftw_planner_mutex(); }
 
 // FFTW plans are reused across calls (planning computes twiddle factors);
 // executed with the new-array interface on fftw_malloc'd (aligned) buffers.
-struct fft_plans {
-  fftw_plan fwd, bwd;
-};
-fft_plans plans_for(std::int64_t n) {
-  static std::map<std::int64_t, fft_plans> cache;
-  std::lock_guard<std::mutex> lk(fftw_mutex());
-  auto it = cache.find(n);
-  if (it != cache.end()) return it->second;
-  double* in = fftw_alloc_real(static_cast<std::size_t>(n));
-  fftw_complex* out = fftw_alloc_complex(static_cast<std::size_t>(n / 2 + 1));
-  fft_plans p;
-  p.fwd = fftw_plan_dft_r2c_1d(static_cast<int>(n), in, out, FFTW_ESTIMATE);
-  p.bwd = fftw_plan_dft_c2r_1d(static_cast<int>(n), out, in, FFTW_ESTIMATE);
-  fftw_free(in);
-  fftw_free(out);
-  if (cache.size() > 64) cache.clear();  // (plans are small; a bound keeps it so)
-  cache[n] = p;
-  return p;
-}
+// FFTW plans are shared with the ledger (fftw_planner.hpp).
+using fft_plans = detail::fftw_r2c_plans;
+std::shared_ptr<const fft_plans> plans_for(std::int64_t n) { return detail::fftw_plans_for(n); }
 
 // FFTW executes 3-5x faster than Eigen's kissfft (bench/fft_bench.cpp) but
 // each new length costs a plan: measured in process on this 2-core kind,
@@ -708,7 +721,7 @@ composed_pld compose_grid(const std::vector<const grid_pmf*>& pmfs,
   std::vector<std::complex<double>> Z(nc, std::complex<double>(1.0, 0.0));
   double* in = nullptr;
   fftw_complex* out = nullptr;
-  fft_plans plans{};
+  std::shared_ptr<const fft_plans> plans;
   // kissfft keeps its twiddles per length inside the object: one per thread
   // is reused by every composition on that thread.
   thread_local Eigen::FFT<double> kiss;
@@ -749,7 +762,7 @@ composed_pld compose_grid(const std::vector<const grid_pmf*>& pmfs,
     if (use_fftw) {
       std::fill(in, in + nn, 0.0);
       std::copy(t.x.begin(), t.x.end(), in);
-      fftw_execute_dft_r2c(plans.fwd, in, out);
+      fftw_execute_dft_r2c(plans->fwd, in, out);
       for (std::size_t j = 0; j < nc; ++j) {
         const std::complex<double> xj(out[j][0], out[j][1]);
         acc_bound(j, std::abs(xj));
@@ -773,7 +786,7 @@ composed_pld compose_grid(const std::vector<const grid_pmf*>& pmfs,
       out[j][0] = Z[j].real();
       out[j][1] = Z[j].imag();
     }
-    fftw_execute_dft_c2r(plans.bwd, out, in);
+    fftw_execute_dft_c2r(plans->bwd, out, in);
     res = in;
     scale = 1.0 / static_cast<double>(N);
   } else {
