@@ -331,6 +331,11 @@ composition compose_terms(const std::vector<compose_term>& terms, const compose_
   for (const auto& t : terms) cuts.emplace_back(find_cut(*t.law, tau_c, false), find_cut(*t.law, tau_c, true));
 
   const double tail = opt.tail > 0 ? opt.tail : std::min(1e-16, 1e-3 * opt.tolerance * delta_hint);
+  // Below ~1e-7 the FFT's rounding (~1e-16 of the largest mass, amplified
+  // by the powering) is no longer small against delta: the grids are also
+  // composed with an exponential tilt at delta_hint (compose_grid), which
+  // costs one more transform pass per orientation, not another discretization.
+  const bool tilt = delta_hint < 1e-7;
   double target = h0;
   std::size_t last_size = 0;
   double last_h = 0.0, last_width = kInf;
@@ -346,7 +351,7 @@ composition compose_terms(const std::vector<compose_term>& terms, const compose_
     // (immutable) laws and FFTW's planner (behind its mutex), so they run on
     // two threads: the wall time of a composition is about half its CPU time.
     struct side_result {
-      std::optional<composed_pld> fwd, inv;
+      std::optional<composed_pld> fwd, inv, fwd_t, inv_t;
     };
     // split_inv: compose the inverse orientation on a thread of its own once
     // the discretization is done (the optimistic side's discretization is
@@ -369,18 +374,29 @@ composition compose_terms(const std::vector<compose_term>& terms, const compose_
       for (auto& x : g) ptrs.push_back(&x);
       side_result out;
       if (asym && split_inv) {
-        auto inv = std::async(std::launch::async, [&] { return compose_grid(ptrs, times, true, tail); });
+        auto inv = std::async(std::launch::async, [&] {
+          std::pair<composed_pld, std::optional<composed_pld>> r2{compose_grid(ptrs, times, true, tail), std::nullopt};
+          if (tilt) r2.second = compose_grid(ptrs, times, true, tail, delta_hint);
+          return r2;
+        });
         std::exception_ptr err;
         try {
           out.fwd = compose_grid(ptrs, times, false, tail);
+          if (tilt) out.fwd_t = compose_grid(ptrs, times, false, tail, delta_hint);
         } catch (...) {
           err = std::current_exception();
         }
-        out.inv = inv.get();  // (joins before g goes out of scope; rethrows its error)
+        auto r2 = inv.get();  // (joins before g goes out of scope; rethrows its error)
+        out.inv = std::move(r2.first);
+        out.inv_t = std::move(r2.second);
         if (err) std::rethrow_exception(err);
       } else {
         out.fwd = compose_grid(ptrs, times, false, tail);
-        if (asym) out.inv = compose_grid(ptrs, times, true, tail);
+        if (tilt) out.fwd_t = compose_grid(ptrs, times, false, tail, delta_hint);
+        if (asym) {
+          out.inv = compose_grid(ptrs, times, true, tail);
+          if (tilt) out.inv_t = compose_grid(ptrs, times, true, tail, delta_hint);
+        }
       }
       if (std::getenv("FDP_TRACE_REFINE")) {
         const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
@@ -422,9 +438,13 @@ composition compose_terms(const std::vector<compose_term>& terms, const compose_
       }
       next.pess_ = std::move(ps.fwd);
       next.opt_ = std::move(os.fwd);
+      next.pess_t_ = std::move(ps.fwd_t);
+      next.opt_t_ = std::move(os.fwd_t);
       if (asym) {
         next.inv_pess_ = std::move(ps.inv);
         next.inv_opt_ = std::move(os.inv);
+        next.inv_pess_t_ = std::move(ps.inv_t);
+        next.inv_opt_t_ = std::move(os.inv_t);
       }
     } catch (const evaluation_error&) {
       if (ref == 0) throw;
@@ -466,15 +486,26 @@ composition compose(const std::vector<spec>& specs, const compose_options& opt) 
   return compose_terms(terms, opt);
 }
 
+// Each orientation's bound is the better of the plain and the tilted
+// composition of the same grids (both are certified); the composition's
+// delta is the larger of the two orientations'.
 double composition::delta_up(double eps) const {
-  double d = pess_->delta_upper(eps);
-  if (inv_pess_) d = std::max(d, inv_pess_->delta_upper(eps));
+  auto up = [eps](const composed_pld& c, const std::optional<composed_pld>& t) {
+    const double d = c.delta_upper(eps);
+    return t ? std::min(d, t->delta_upper(eps)) : d;
+  };
+  double d = up(*pess_, pess_t_);
+  if (inv_pess_) d = std::max(d, up(*inv_pess_, inv_pess_t_));
   return d;
 }
 
 double composition::delta_lo(double eps) const {
-  double d = opt_->delta_lower(eps);
-  if (inv_opt_) d = std::max(d, inv_opt_->delta_lower(eps));
+  auto lo = [eps](const composed_pld& c, const std::optional<composed_pld>& t) {
+    const double d = c.delta_lower(eps);
+    return t ? std::max(d, t->delta_lower(eps)) : d;
+  };
+  double d = lo(*opt_, opt_t_);
+  if (inv_opt_) d = std::max(d, lo(*inv_opt_, inv_opt_t_));
   return d;
 }
 
@@ -524,8 +555,12 @@ class line_max {
  public:
   line_max(std::vector<double> eps, std::vector<double> c) : eps_(std::move(eps)), c_(std::move(c)) {
     std::vector<std::size_t> idx;
-    for (std::size_t i = 0; i < c_.size(); ++i)
+    for (std::size_t i = 0; i < c_.size(); ++i) {
+      // an intercept of +inf (or NaN) is a line above everything: the
+      // maximum is +inf (a -inf line is never the maximum: dropped)
+      if (std::isnan(c_[i]) || c_[i] == std::numeric_limits<double>::infinity()) vacuous_ = true;
       if (std::isfinite(c_[i]) && eps_[i] < 709.0) idx.push_back(i);
+    }
     // slope -e^{eps}: steepest first; equal slopes keep the higher intercept
     std::sort(idx.begin(), idx.end(), [&](std::size_t x, std::size_t y) {
       return eps_[x] > eps_[y] || (eps_[x] == eps_[y] && c_[x] > c_[y]);
@@ -554,6 +589,8 @@ class line_max {
   // The maximum at a, and (via err) a bound on what the hull's rounding
   // could have missed.
   double at(double a, double* err) const {
+    if (err) *err = 0.0;
+    if (vacuous_) return std::numeric_limits<double>::infinity();
     double best = -std::numeric_limits<double>::infinity(), scale = 0.0;
     auto eval = [&](std::size_t k) {
       const double t = a > 0 ? std::exp(eps_[k] + std::log(a)) : 0.0;
@@ -582,6 +619,7 @@ class line_max {
   std::vector<double> eps_, c_;
   std::vector<std::size_t> hull_;  // indices into eps_/c_, steepest first
   std::vector<double> breaks_;     // breaks_[i]: where hull_[i+1] overtakes hull_[i]
+  bool vacuous_ = false;
 };
 
 // The lower convex envelope of points (a_i, v_i), a_i ascending in [0, 1],
@@ -677,33 +715,66 @@ const composition::beta_envelopes& composition::envelopes() const {
       }
     }
     envelopes_->lower.emplace(std::move(eps), std::move(c));
-    for (const composed_pld* p : {&*opt_, inv_opt_ ? &*inv_opt_ : nullptr}) {
-      if (!p) continue;
+    // One envelope per orientation. With a tilted composition of the same
+    // grid, each grid interval takes the line pair (its two end points) of
+    // whichever composition bounds delta from below better there: the sup
+    // of 1 - delta_lower - e^eps a over an interval is at an end point for
+    // either composition alone, so any per-interval choice is valid (mixing
+    // the two compositions' end points within an interval would not be).
+    auto orientation = [&](const composed_pld& plain, const std::optional<composed_pld>& tilted) {
       std::vector<double> ue, uc;
-      p->upper_lines(ue, uc);
+      plain.upper_lines(ue, uc);
+      if (tilted) {
+        std::vector<double> te, tc;
+        tilted->upper_lines(te, tc);
+        if (te.size() == ue.size()) {
+          for (std::size_t k = 0; k + 1 < ue.size(); k += 2) {
+            // pair (k, k+1): interval j = k / 2 (its left and right ends)
+            if (te[k] == ue[k] && te[k + 1] == ue[k + 1] && tc[k] <= uc[k] && tc[k + 1] <= uc[k + 1]) {
+              uc[k] = tc[k];
+              uc[k + 1] = tc[k + 1];
+            }
+          }
+        }
+      }
       envelopes_->upper.emplace_back(std::move(ue), std::move(uc));
-    }
-    if (envelopes_->upper.size() == 2) {
+    };
+    orientation(*opt_, opt_t_);
+    if (inv_opt_) orientation(*inv_opt_, inv_opt_t_);
+    if (envelopes_->upper.size() >= 2) {
       std::vector<double> as = {0.0, 1.0};
       for (const line_max& u : envelopes_->upper)
         for (double x : u.breaks())
           if (x > 0 && x < 1) as.push_back(x);
       std::sort(as.begin(), as.end());
       as.erase(std::unique(as.begin(), as.end()), as.end());
-      // crossings: on [as[i], as[i+1]] both envelopes are affine
+      // crossings: on [as[i], as[i+1]] every envelope is affine; where the
+      // smallest one changes, add the crossing of the two (any point of
+      // min(U) is a valid chord end, so a missed crossing costs tightness only)
       const std::size_t n0 = as.size();
-      auto diff = [&](double a) {
-        double e0 = 0, e1 = 0;
-        return envelopes_->upper[0].at(a, &e0) - envelopes_->upper[1].at(a, &e1);
-      };
-      double d_prev = diff(as[0]);
-      for (std::size_t i = 0; i + 1 < n0; ++i) {
-        const double d_next = diff(as[i + 1]);
-        if ((d_prev < 0 && d_next > 0) || (d_prev > 0 && d_next < 0)) {
-          const double x = as[i] + (as[i + 1] - as[i]) * d_prev / (d_prev - d_next);
-          if (x > as[i] && x < as[i + 1]) as.push_back(x);
+      const auto& up = envelopes_->upper;
+      auto argmin_at = [&](double a, std::vector<double>& vals) {
+        std::size_t best = 0;
+        vals.resize(up.size());
+        for (std::size_t k = 0; k < up.size(); ++k) {
+          vals[k] = up[k].at(a, nullptr);
+          if (vals[k] < vals[best]) best = k;
         }
-        d_prev = d_next;
+        return best;
+      };
+      std::vector<double> v_prev, v_next;
+      std::size_t k_prev = argmin_at(as[0], v_prev);
+      for (std::size_t i = 0; i + 1 < n0; ++i) {
+        const std::size_t k_next = argmin_at(as[i + 1], v_next);
+        if (k_next != k_prev) {
+          const double d0 = v_prev[k_prev] - v_prev[k_next], d1 = v_next[k_prev] - v_next[k_next];
+          if (d0 < 0 && d1 > 0) {
+            const double x = as[i] + (as[i + 1] - as[i]) * d0 / (d0 - d1);
+            if (x > as[i] && x < as[i + 1]) as.push_back(x);
+          }
+        }
+        k_prev = k_next;
+        std::swap(v_prev, v_next);
       }
       std::sort(as.begin(), as.end());
       std::vector<double> vs;

@@ -584,7 +584,8 @@ grid_pmf discretize(const loss_law& law, double h, double offset, double lo_cut,
 
 // ------------------------------------------------------------------ composition
 composed_pld compose_grid(const std::vector<const grid_pmf*>& pmfs,
-                          const std::vector<std::int64_t>& times, bool use_p, double tail) {
+                          const std::vector<std::int64_t>& times, bool use_p, double tail,
+                          double tilt_delta) {
   if (pmfs.empty() || pmfs.size() != times.size()) {
     throw std::invalid_argument("compose_grid(pmfs): need one count per term");
   }
@@ -737,6 +738,44 @@ composed_pld compose_grid(const std::vector<const grid_pmf*>& pmfs,
     out = fftw_alloc_complex(nc);
     plans = plans_for(N);
   }
+  // Exponential tilt (see compose_grid in pld_grid.hpp). Tilting is exact
+  // algebra: the convolution of x_i e^{theta lambda - c_i} is the
+  // convolution of x_i times e^{theta Lambda - sum n_i c_i}, whatever the
+  // constants c_i (chosen so that each tilted vector sums to about 1).
+  double theta = 0.0, ktot = 0.0, rho_in = 0.0, nterms = 0.0;
+  if (tilt_delta > 0) {
+    const double ld = std::log(tilt_delta);
+    double best = kInf;
+    for (std::size_t i = 0; i < r.cher_t_.size(); ++i) {
+      const double t = r.cher_t_[i], k = r.cher_k_[i];
+      if (t <= 0 || !std::isfinite(k)) continue;
+      const double y = (k - ld) / t;
+      if (y < best) best = y, theta = t;
+    }
+    if (theta > 0) {
+      for (auto& t : ts) {
+        const std::size_t n = t.x.size();
+        const double top = t.off + static_cast<double>(t.k0 + static_cast<std::int64_t>(n) - 1) * h;
+        double acc = 0.0;
+        for (std::size_t k = 0; k < n; ++k)
+          acc += std::max(0.0, t.x[k]) * std::exp(theta * (t.off + static_cast<double>(t.k0 + static_cast<std::int64_t>(k)) * h - top));
+        const double la = acc > 0 ? std::log(acc) : 0.0;
+        const double c = theta * top + la;
+        double s2 = 0.0;
+        for (std::size_t k = 0; k < n; ++k) {
+          const double lk = t.off + static_cast<double>(t.k0 + static_cast<std::int64_t>(k)) * h;
+          t.x[k] *= std::exp(theta * (lk - top) - la);
+          s2 += t.x[k] * t.x[k];
+        }
+        t.l2 = std::sqrt(s2);
+        ktot += static_cast<double>(t.n) * c;
+        nterms += static_cast<double>(t.n);
+        // relative rounding of each tilted mass (its exponent's argument and exp)
+        const double lmax_abs = std::max(std::fabs(t.off + static_cast<double>(t.k0) * h), std::fabs(top));
+        rho_in = std::max(rho_in, 4 * kU * (theta * (lmax_abs + std::fabs(top)) + std::fabs(la) + 3.0));
+      }
+    }
+  }
   const double gamma = 10.0 * kU * std::log2(static_cast<double>(N));
   double pow_terms = 0.0;
   // Two bounds on the error of the powered product, the smaller is used:
@@ -801,9 +840,11 @@ composed_pld compose_grid(const std::vector<const grid_pmf*>& pmfs,
     std::int64_t idx = (K - base) % N;
     if (idx < 0) idx += N;
     const double v = res[idx] * scale;
-    r.m_[static_cast<std::size_t>(K - klo)] = v;
     z2 += v * v;
+    r.m_[static_cast<std::size_t>(K - klo)] = v;  // (tilted: untilted below)
   }
+  r.tilt_ = theta;
+  r.tilt_k_ = ktot;
   if (use_fftw) {
     fftw_free(in);
     fftw_free(out);
@@ -821,6 +862,28 @@ composed_pld compose_grid(const std::vector<const grid_pmf*>& pmfs,
   const double normwise = gamma * err_in + kU * pow_terms * zn;
   const double perfreq = std::sqrt(dz2) / std::sqrt(static_cast<double>(N));
   r.fft_l2_ = std::min(normwise, perfreq) + gamma * zn + kU;
+  if (theta > 0) {
+    // the tilt's own rounding: relative rho_in on every input mass gives at
+    // most (1 + rho_in)^n - 1 relative on the (nonnegative) composed masses;
+    // the untilt factor's exponent and exp add rho_out
+    const double lam = std::max(std::fabs(off + static_cast<double>(klo) * h), std::fabs(off + static_cast<double>(khi) * h));
+    const double rho_out = 4 * kU * (std::fabs(ktot) + theta * lam + 3.0);
+    r.fft_l2_ += (std::expm1(nterms * std::log1p(rho_in)) + rho_out) * zn;
+    // Untilt. Far below the tilt's quantile the factor e^{ktot - theta
+    // lambda} makes the FFT error of a mass exceed 1: those masses are noise,
+    // set to 0, and every bound that would sum them is declared vacuous
+    // (slack() = inf below tilt_cut_); sums above the cut stay clean.
+    r.tilt_cut_ = 0;
+    for (std::size_t i = 0; i < r.m_.size(); ++i) {
+      const double lw = ktot - theta * (off + static_cast<double>(klo + static_cast<std::int64_t>(i)) * h);
+      if (lw > 700.0 || r.fft_l2_ * std::exp(lw) > 1.0) {
+        r.m_[i] = 0.0;
+        r.tilt_cut_ = i + 1;
+      } else {
+        r.m_[i] *= std::exp(lw);
+      }
+    }
+  }
   // Window tails (Chernoff): mass strictly above the window top and below its bottom.
   const double ytop = off + static_cast<double>(khi) * h, ybot = off + static_cast<double>(klo) * h;
   r.tail_hi_ = 0.0;
@@ -907,8 +970,17 @@ double composed_pld::mass_error_above(double eps) const {
 }
 
 double composed_pld::slack(std::size_t j) const {
+  // sum_{i >= j} |FFT error of m_i| <= fft_l2 * sqrt(sum_{i >= j} w_i^2)
+  // (Cauchy-Schwarz), w_i = 1 untilted, e^{tilt_k - tilt lambda_i} tilted
   const double cnt = static_cast<double>(m_.size() - std::min(j, m_.size()));
-  return fft_l2_ * std::sqrt(cnt);
+  if (tilt_ == 0 || cnt == 0) return fft_l2_ * std::sqrt(cnt);
+  if (j < tilt_cut_) return kInf;
+  const double lj = offset_ + static_cast<double>(k0_ + static_cast<std::int64_t>(j)) * h_;
+  const double lw = tilt_k_ - tilt_ * lj;
+  if (lw > 700.0) return kInf;
+  // sum_{i=0}^{cnt-1} e^{-2 tilt h i} = expm1(-2 tilt h cnt) / expm1(-2 tilt h)
+  const double g = std::expm1(-2.0 * tilt_ * h_ * cnt) / std::expm1(-2.0 * tilt_ * h_);
+  return fft_l2_ * std::exp(lw) * std::sqrt(g);
 }
 
 double composed_pld::delta_upper(double eps) const {
@@ -973,7 +1045,7 @@ double composed_pld::tangent_loss(double a) const {
 }
 
 double composed_pld::max_slack() const {
-  return fft_l2_ * std::sqrt(static_cast<double>(m_.size())) + tail_lo_ + tail_hi_ + err0_;
+  return slack(0) + tail_lo_ + tail_hi_ + err0_;
 }
 
 // (beta_raw / tangent_loss above are used only to pick candidate eps values

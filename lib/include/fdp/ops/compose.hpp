@@ -110,6 +110,9 @@ class composition {
   std::optional<tradeoff> exact_;
   std::optional<composed_pld> lattice_;  // exact lattice law of an exact result, when it has one
   std::optional<composed_pld> pess_, opt_, inv_pess_, inv_opt_;
+  // The same grids composed with an exponential tilt at delta_hint (small
+  // delta_hint only): bounds near that delta far below the FFT's error floor.
+  std::optional<composed_pld> pess_t_, opt_t_, inv_pess_t_, inv_opt_t_;
   double h_ = 0.0;
   int refinements_ = 0;
   // Some term's privacy loss is unbounded: delta(eps) > 0 for every eps,

@@ -113,7 +113,7 @@ class composed_pld {
 
  private:
   friend composed_pld compose_grid(const std::vector<const grid_pmf*>&,
-                                   const std::vector<std::int64_t>&, bool, double);
+                                   const std::vector<std::int64_t>&, bool, double, double);
   void finish();
   std::size_t first_above(double eps) const;
   double tail_bound_above(double eps) const;
@@ -127,6 +127,11 @@ class composed_pld {
   double m_inf_ = 0;
   double tail_lo_ = 0, tail_hi_ = 0;  // window tail masses (Chernoff)
   double fft_l2_ = 0;                 // bound on the 2-norm of the FFT error
+  // Exponential tilt of the FFT (compose_grid's tilt_delta): the transforms
+  // worked on m_k e^{tilt_ lambda_k - tilt_k_}, so the FFT error of m_k is
+  // e^{tilt_k_ - tilt_ lambda_k} times a vector of 2-norm fft_l2_.
+  double tilt_ = 0, tilt_k_ = 0;
+  std::size_t tilt_cut_ = 0;  // below this index the tilted masses are noise (zeroed)
   std::int64_t top_index_ = 0;        // the composed support ends here
   // mass-error bound: log of e^{K(t)} (prod (1 + D_i/M_i)^{n_i} - 1) at cher_t_
   // (and at t = 0 in err0_)
@@ -139,7 +144,16 @@ class composed_pld {
 /// Composes terms (pmf_i, n_i): Q-law of T(P,Q) if use_p is false, P-law
 /// reflected (the Q-law of T(Q,P)) if true. tail is the window tail mass
 /// target (Chernoff). All pmfs must share h.
+///
+/// tilt_delta > 0 computes the transforms on exponentially tilted masses
+/// (m_k e^{theta lambda_k}, theta the Chernoff tilt of the tilt_delta
+/// quantile of the composed loss) and untilts the result: the FFT's
+/// rounding, ~1e-16 relative to the largest mass, is then relative to the
+/// masses near that quantile instead, so delta(eps) ~ tilt_delta keeps its
+/// precision when tilt_delta is far below the FFT's error floor. Bounds far
+/// below the quantile get looser (they are the untilted composition's job).
 composed_pld compose_grid(const std::vector<const grid_pmf*>& pmfs,
-                          const std::vector<std::int64_t>& times, bool use_p, double tail);
+                          const std::vector<std::int64_t>& times, bool use_p, double tail,
+                          double tilt_delta = 0.0);
 
 }  // namespace fdp
