@@ -251,6 +251,10 @@ double solve_eps(const std::function<double(double)>& delta, double target, bool
   return upper_side ? hi : lo;
 }
 
+// Where a grid point sits above an accumulation point at the bottom of a
+// loss law's support, in cells (see run_side in compose_terms).
+constexpr double kAccumulationPhase = 0.05;
+
 composition compose_terms(const std::vector<compose_term>& terms, const compose_options& opt) {
   if (terms.empty()) throw std::invalid_argument("compose(specs): at least one spec is required");
   for (const auto& t : terms) {
@@ -365,7 +369,18 @@ composition compose_terms(const std::vector<compose_term>& terms, const compose_
       for (std::size_t i = 0; i < terms.size(); ++i) {
         const auto at = terms[i].law->atoms();
         double off = 0.0;
-        if (!at.empty()) off = at.front().loss - h * std::floor(at.front().loss / h);
+        if (!at.empty()) {
+          off = at.front().loss - h * std::floor(at.front().loss / h);
+        } else if (std::isfinite(terms[i].law->lo()) && !std::isfinite(terms[i].law->hi())) {
+          // A finite lower end without an atom is an accumulation point
+          // (log(1 - q) of Poisson subsampling): put a grid point inside the
+          // first cell above it. With none there (h > -log(1 - q)), the
+          // optimistic sweep's first group must balance at ratio e^0 and
+          // swallows the whole law (the bound collapses to Id).
+          const double lo = terms[i].law->lo();
+          const double a = lo + std::min(kAccumulationPhase * h, lo < 0 ? -0.5 * lo : h);
+          off = a - h * std::floor(a / h);
+        }
         g.push_back(discretize(*terms[i].law, h, off, cuts[i].first, cuts[i].second, side));
       }
       timespec tsd{};
