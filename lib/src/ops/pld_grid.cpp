@@ -134,6 +134,10 @@ grid_pmf discretize_pessimistic(const loss_law& law, double h, double off, doubl
 
 // ------------------------------------------------------------------ optimistic
 class sweeper {
+  struct satom {
+    double loss, p, q, snap;  // snap: |e^{true loss - grid loss} - 1| if snapped
+  };
+
  public:
   sweeper(const loss_law& law, double h, double off, double lo, double hi)
       : law_(law), h_(h), off_(off), true_atoms_(law.atoms()) {
@@ -270,8 +274,7 @@ class sweeper {
       pos.p += rc * atoms_[ia].p, pos.q += rc * atoms_[ia].q;
       snap += rc * atoms_[ia].q * atoms_[ia].snap;
     }
-    for (const auto& at : atoms_)
-      if (at.loss > l && at.loss < c) snap += at.q * at.snap;
+    for (auto it = first_atom_above(l); it != atoms_.end() && it->loss < c; ++it) snap += it->q * it->snap;
     // atoms in (l, c) strictly below the cut atom are in cont_and_inner already
     double need = std::max(0.0, pos.q - el * pos.p);
     g.acc = pos;
@@ -346,22 +349,38 @@ class sweeper {
   bool on_grid(double x, std::int64_t k) const {
     return std::fabs(x - L(k)) <= 1e-12 * std::max(1.0, std::fabs(x));
   }
+  // The atom lists are sorted by loss (snapping to the grid keeps the
+  // order), so every lookup below is a binary search plus the atoms in range:
+  // laws with thousands of atoms (curves, staged compositions) sweep in
+  // O(n log n), not O(n^2).
+  static double tol_at(double x) { return 1e-12 * std::max(1.0, std::fabs(x)); }
+  std::vector<satom>::const_iterator first_atom_above(double x) const {
+    return std::upper_bound(atoms_.begin(), atoms_.end(), x,
+                            [](double v, const satom& at) { return v < at.loss; });
+  }
   int atom_at(double x) const {
     if (!std::isfinite(x)) return -1;
-    for (int i = static_cast<int>(atoms_.size()) - 1; i >= 0; --i) {
-      if (std::fabs(atoms_[i].loss - x) <= 1e-12 * std::max(1.0, std::fabs(x))) return i;
-      if (atoms_[i].loss < x) break;
-    }
-    return -1;
+    const double t = tol_at(x);
+    // the largest atom within the tolerance of x (as the scan from the top found)
+    auto it = std::upper_bound(atoms_.begin(), atoms_.end(), x + t,
+                               [](double v, const satom& at) { return v < at.loss; });
+    if (it == atoms_.begin()) return -1;
+    --it;
+    return std::fabs(it->loss - x) <= t ? static_cast<int>(it - atoms_.begin()) : -1;
   }
   // Largest atom index with loss < x (strictly, beyond the on-grid tolerance);
   // with `inclusive`, <= x is allowed.
   int atom_below(double x, bool inclusive) const {
-    for (int i = static_cast<int>(atoms_.size()) - 1; i >= 0; --i) {
-      const double a = atoms_[i].loss;
-      const bool same = std::fabs(a - x) <= 1e-12 * std::max(1.0, std::fabs(x));
-      if (a < x && !same) return i;
-      if (inclusive && same) return i;
+    const double t = tol_at(x);
+    // candidates: atoms with loss <= x + t, from the top
+    auto it = std::upper_bound(atoms_.begin(), atoms_.end(), x + t,
+                               [](double v, const satom& at) { return v < at.loss; });
+    while (it != atoms_.begin()) {
+      --it;
+      const double a = it->loss;
+      const bool same = std::fabs(a - x) <= t;
+      if (a < x && !same) return static_cast<int>(it - atoms_.begin());
+      if (inclusive && same) return static_cast<int>(it - atoms_.begin());
     }
     return -1;
   }
@@ -370,8 +389,9 @@ class sweeper {
   mass2 cont_only(double a, double b) const {
     if (!(b > a)) return {};
     mass2 m = law_.mass(a, b);
-    for (const auto& at : true_atoms_)
-      if (at.loss > a && at.loss <= b) m.p -= at.p, m.q -= at.q;
+    auto it = std::upper_bound(true_atoms_.begin(), true_atoms_.end(), a,
+                               [](double v, const loss_atom& at) { return v < at.loss; });
+    for (; it != true_atoms_.end() && it->loss <= b; ++it) m.p -= it->p, m.q -= it->q;
     m.p = std::max(0.0, m.p);
     m.q = std::max(0.0, m.q);
     return m;
@@ -379,8 +399,7 @@ class sweeper {
   // Continuous part on (a, b) plus the (snapped) atoms strictly inside.
   mass2 cont_and_inner(double a, double b) const {
     mass2 m = cont_only(a, b);
-    for (const auto& at : atoms_)
-      if (at.loss > a && at.loss < b) m.p += at.p, m.q += at.q;
+    for (auto it = first_atom_above(a); it != atoms_.end() && it->loss < b; ++it) m.p += it->p, m.q += it->q;
     return m;
   }
   // x in (a, cur) with e^l P(x,cur) - Q(x,cur) = need on the continuous part.
@@ -433,9 +452,6 @@ class sweeper {
 
   const loss_law& law_;
   double h_, off_;
-  struct satom {
-    double loss, p, q, snap;  // snap: |e^{true loss - grid loss} - 1| if snapped
-  };
   std::vector<satom> atoms_;           // snapped to the grid where within rounding
   std::vector<loss_atom> true_atoms_;  // as the law reports them
   std::int64_t klo_ = 0, khi_ = 0;
