@@ -844,6 +844,76 @@ sweep_case random_case(std::mt19937_64& rng) {
   return c;
 }
 
+TEST(ComposeStaged, LongRepetitionsBracketTheTruth) {
+  // Terms repeated >= compose_options::stage_min (2^17) times are composed
+  // in two stages (a ~sqrt(n)-fold, then its polygons ~sqrt(n)-fold). Exact
+  // truths: G_mu repeated n times is G_{mu sqrt(n)}, alone or with a few
+  // f_{eps0,0} terms (mix_truth), on both sides of every query.
+  std::mt19937_64 rng(0x57a6edULL);
+  std::uniform_real_distribution<double> U(0.0, 1.0);
+  checker chk("staged compositions (n = 2^17 .. 10^6)");
+  double worst = 0.0;
+  std::string worst_ctx;
+  for (int i = 0; i < 24; ++i) {
+    const std::int64_t n = std::vector<std::int64_t>{131072, 300007, 1000000}[i % 3];
+    const double mu_total = 0.3 + 4.0 * U(rng);
+    mix_truth t;
+    t.mu = mu_total;
+    std::ostringstream s;
+    s.precision(17);
+    s << "gdp:mu=" << mu_total / std::sqrt(static_cast<double>(n)) << ";times=" << n;
+    if (i % 2 == 1) {
+      t.eps0 = 0.02 + 0.2 * U(rng);
+      t.k = 1 + static_cast<std::int64_t>(U(rng) * 20);
+      s << " epsdelta:eps=" << t.eps0 << ";delta=0;times=" << t.k;
+    }
+    t.init();
+    compose_options o;
+    o.method = compose_method::pld;
+    o.delta_hint = i % 4 == 2 ? 1e-9 : 1e-5;
+    const composition c = compose(specs_of(s.str()), o);
+    const std::string ctx = "staged case " + std::to_string(i) + " [" + cli_specs(s.str()) + "]";
+    for (double e : {-0.5, 0.0, 0.5 * mu_total, mu_total, 2 * mu_total + 1, 10.0})
+      chk.contains(ctx, "delta(eps=" + g17(e) + ")", c.delta(e), t.delta(e), 1e-10, 1e-300);
+    for (double d : {1e-9, 1e-5, 1e-3, 0.1}) {
+      const interval b = c.epsilon(d);
+      chk.contains(ctx, "epsilon(delta=" + g17(d) + ")", b, t.epsilon(d), 1e-10, 1e-13);
+      if (d == o.delta_hint && b.upper > 0.05 && rel_width(b) > worst) worst = rel_width(b), worst_ctx = ctx;
+    }
+    for (double a : {0.0, 1e-6, 1e-3, 0.05, 0.3, 0.7, 1.0})
+      chk.contains(ctx, "beta(alpha=" + g17(a) + ")", c.beta(a), t.beta(a), 1e-10, 1e-14);
+  }
+  std::cout << "[soundness] staged: widest epsilon bracket at the tuned delta " << worst << " (" << worst_ctx
+            << ")\n";
+  EXPECT_LT(worst, 0.005) << worst_ctx;
+  chk.report();
+}
+
+TEST(ComposeStaged, AgreesWithOneGridOnLaplace) {
+  // No closed form for a 10^6-fold Laplace composition: the staged bracket
+  // and the one-grid bracket (stage_min = 0) are both certified, so they
+  // must overlap; the staged grid is far smaller.
+  compose_options o;
+  o.method = compose_method::pld;
+  o.delta_hint = 1e-6;
+  const auto specs = specs_of("laplace:b=316.2;times=1000000");
+  const composition staged = compose(specs, o);
+  o.stage_min = 0;
+  const composition one = compose(specs, o);
+  for (double d : {1e-6, 1e-4, 1e-2}) {
+    const interval a = staged.epsilon(d), b = one.epsilon(d);
+    EXPECT_LE(a.lower, b.upper) << "delta=" << d;
+    EXPECT_LE(b.lower, a.upper) << "delta=" << d;
+    EXPECT_LT(rel_width(a), 0.005) << "delta=" << d;
+  }
+  for (double a : {1e-6, 1e-3, 0.1, 0.5}) {
+    const interval x = staged.beta(a), y = one.beta(a);
+    EXPECT_LE(x.lower, y.upper + 1e-15) << "alpha=" << a;
+    EXPECT_LE(y.lower, x.upper + 1e-15) << "alpha=" << a;
+  }
+  EXPECT_LT(staged.grid_size() * 4, one.grid_size());
+}
+
 TEST(ComposeSweep, TruthHelperAgreesWithClosedForms) {
   // The sweep's truth vs closed forms, where they exist (so a sweep miss is the
   // engine's, not the helper's).

@@ -255,7 +255,103 @@ double solve_eps(const std::function<double(double)>& delta, double target, bool
 // loss law's support, in cells (see run_side in compose_terms).
 constexpr double kAccumulationPhase = 0.05;
 
-composition compose_terms(const std::vector<compose_term>& terms, const compose_options& opt) {
+// Staged composition. A term repeated n >= opt.stage_min times is composed in
+// two stages: its k-fold composition (k ~ sqrt(n)) on a grid fine enough for
+// one term, then that result, as a new term whose spread is sqrt(k) times
+// larger, (n / k)-fold on a grid sized for it. One uniform grid for the
+// n-fold would need N ~ n^{1/4}..n^{1/2} points (its step is tied to one
+// term's spread) and powers the transform n-fold, which amplifies the FFT's
+// rounding by n; the stages keep both near those of a sqrt(n)-fold.
+//
+// Soundness: the k-fold result is certified two-sided, so its forward
+// trade-off function F_k lies between two polygons, F_lo <= F_k <= F_hi
+// (forward_lower_curve / forward_upper_curve). The tensor product is
+// monotone (DRS Prop. 3.2) and so is the inverse, so F_lo^{(x)r} <= F_k^{(x)r}
+// <= F_hi^{(x)r} in both orientations; the pessimistic side composes the law
+// of F_lo, the optimistic side that of F_hi (compose_term::law_opt). A term
+// whose law is symmetric keeps that flag: then only the forward orientation
+// matters.
+// The first grid step for a list of terms (see compose_terms).
+double auto_step(const std::vector<compose_term>& terms) {
+  double var = 0.0, cnt = 0.0;
+  for (const auto& t : terms) {
+    const double s = t.law->scale();
+    var += static_cast<double>(t.times) * s * s;
+    cnt += static_cast<double>(t.times);
+  }
+  // Second-order error: the composed variance moves by about n h^2/4, so h is
+  // a fraction of the average per-term spread; and the optimistic garbling
+  // needs the grid to resolve every term, so h is also below each term's spread.
+  // The relative epsilon error of the second-order discretizations falls
+  // like 1/sqrt(n) for n-fold compositions, so the starting step grows like
+  // n^{1/4} (then capped by the per-term resolution below).
+  double h0 = 0.1 * std::sqrt(var / cnt) * std::max(1.0, std::pow(cnt / 1e5, 0.25));
+  for (const auto& t : terms) {
+    const double s = t.law->scale();
+    if (s > 0) h0 = std::min(h0, 0.25 * s);
+  }
+  return h0 > 0 ? h0 : 1e-3;
+}
+
+// The terms with every long repetition replaced by its staged form. Stage
+// one is a single pass on the grid the one-grid composition of the whole
+// list would start with, times step_scale (the per-term accuracy is what
+// that step is chosen for; only the window is smaller).
+std::optional<std::vector<compose_term>> staged_terms(const std::vector<compose_term>& terms,
+                                                      const compose_options& opt, double step_scale) {
+  auto staged = [&](const compose_term& t) { return opt.stage_min > 0 && t.times >= opt.stage_min && !t.law_opt; };
+  bool any = false;
+  for (const auto& t : terms) any = any || staged(t);
+  if (!any) return std::nullopt;
+  std::vector<compose_term> out;
+  for (const auto& t : terms) {
+    if (!staged(t)) {
+      out.push_back(t);
+      continue;
+    }
+    const std::int64_t k = static_cast<std::int64_t>(std::llround(std::sqrt(static_cast<double>(t.times))));
+    const std::int64_t r = t.times / k, rem = t.times - r * k;
+    compose_options o1 = opt;
+    o1.method = compose_method::pld;
+    o1.initial_step = step_scale * auto_step(terms);
+    o1.max_refinements = 0;
+    compose_term t1 = t;
+    t1.times = k;
+    t1.closed.reset();
+    std::optional<curve> lo, hi;
+    try {
+      const composition c1 = compose_terms({t1}, o1);
+      lo = c1.forward_lower_curve();
+      hi = c1.forward_upper_curve();
+    } catch (const evaluation_error&) {
+      return std::nullopt;  // not representable in stages: one grid as before
+    }
+    const bool sym = t.law->symmetric();
+    auto law_of = [&](const curve& c, const char* which) {
+      const pld d = to_pld(c);
+      std::vector<loss_atom> at;
+      for (std::size_t i = 0; i < d.loss.size(); ++i) at.push_back({d.loss[i], d.p[i], d.q[i]});
+      return std::shared_ptr<const loss_law>(
+          discrete_law(std::move(at), d.p_neg_inf, d.q_pos_inf, sym,
+                       t.text + " (" + std::to_string(k) + "-fold, " + which + ")"));
+    };
+    compose_term s;
+    s.law = law_of(*lo, "lower polygon");
+    s.law_opt = law_of(*hi, "upper polygon");
+    s.times = r;
+    s.text = t.text + " (staged: " + std::to_string(k) + "-fold, then x" + std::to_string(r) + ")";
+    out.push_back(std::move(s));
+    if (rem > 0) {
+      compose_term t2 = t;
+      t2.times = rem;
+      out.push_back(std::move(t2));
+    }
+  }
+  return out;
+}
+
+composition compose_terms(const std::vector<compose_term>& terms_in, const compose_options& opt) {
+  const std::vector<compose_term>& terms = terms_in;
   if (terms.empty()) throw std::invalid_argument("compose(specs): at least one spec is required");
   for (const auto& t : terms) {
     if (t.times < 1) detail::throw_domain("compose", "times", static_cast<long long>(t.times), "must be an integer >= 1");
@@ -279,6 +375,35 @@ composition compose_terms(const std::vector<compose_term>& terms, const compose_
           "compose(method=exact): these specs have no closed-form composition (use pld or auto)");
     }
   }
+  // A term's loss is unbounded: delta(eps) > 0 for every eps (decided on the
+  // terms as given: a staged term's polygons are bounded, its truth is not).
+  bool unbounded_in = false;
+  {
+    bool asym_in = false;
+    for (const auto& t : terms_in) asym_in = asym_in || !t.law->symmetric();
+    for (const auto& t : terms_in)
+      unbounded_in = unbounded_in || !std::isfinite(t.law->hi()) || (asym_in && !std::isfinite(t.law->lo()));
+  }
+  {
+    // Staged composition of long repetitions (staged_terms): the second
+    // stage refines its own grid; when the bracket is still too wide, the
+    // first stage's share is what remains, and it shrinks like its step^2.
+    std::optional<composition> best;
+    double best_w = kInf, scale = 1.0;
+    for (int pass = 0; pass <= opt.max_refinements; ++pass) {
+      auto st = staged_terms(terms_in, opt, scale);
+      if (!st) break;
+      composition c = compose_terms(*st, opt);
+      c.unbounded_ = c.unbounded_ || unbounded_in;
+      const interval e = c.epsilon(delta_hint);
+      const double w = std::isfinite(e.upper) ? (e.upper - e.lower) / std::max(e.upper, 1e-3) : kInf;
+      const bool better = w < best_w;
+      if (better || !best) best = std::move(c), best_w = std::min(w, best_w);
+      if (w <= opt.tolerance || std::isinf(e.lower) || !better) break;
+      scale *= std::clamp(0.8 * std::sqrt(opt.tolerance / w), 0.1, 0.7);
+    }
+    if (best) return *best;
+  }
   // The grid works with e^loss in double precision: a term with noticeable
   // mass beyond |loss| = 700 cannot be represented (its answer is astronomic
   // anyway); refuse with the reason rather than return a useless bracket.
@@ -292,26 +417,13 @@ composition compose_terms(const std::vector<compose_term>& terms, const compose_
     }
   }
   // Grid sizing: h from the per-term loss spread (second-order error ~ (h/sd)^2).
-  double var = 0.0, cnt = 0.0;
+  double cnt = 0.0;
   bool asym = false;
   for (const auto& t : terms) {
-    const double s = t.law->scale();
-    var += static_cast<double>(t.times) * s * s;
     cnt += static_cast<double>(t.times);
     asym = asym || !t.law->symmetric();
   }
-  // Second-order error: the composed variance moves by about n h^2/4, so h is
-  // a fraction of the average per-term spread; and the optimistic garbling
-  // needs the grid to resolve every term, so h is also below each term's spread.
-  // The relative epsilon error of the second-order discretizations falls
-  // like 1/sqrt(n) for n-fold compositions, so the starting step grows like
-  // n^{1/4} (then capped by the per-term resolution below).
-  double h0 = 0.1 * std::sqrt(var / cnt) * std::max(1.0, std::pow(cnt / 1e5, 0.25));
-  for (const auto& t : terms) {
-    const double s = t.law->scale();
-    if (s > 0) h0 = std::min(h0, 0.25 * s);
-  }
-  if (!(h0 > 0)) h0 = 1e-3;
+  double h0 = opt.initial_step > 0 ? opt.initial_step : auto_step(terms);
   // Align the grid with the atoms of the first law that has two or more.
   double span = 0.0;
   for (const auto& t : terms) {
@@ -333,6 +445,10 @@ composition compose_terms(const std::vector<compose_term>& terms, const compose_
   const double tau_c = std::min(1e-12, 1e-3 * opt.tolerance * delta_hint) / std::max(1.0, cnt);
   std::vector<std::pair<double, double>> cuts;
   for (const auto& t : terms) cuts.emplace_back(find_cut(*t.law, tau_c, false), find_cut(*t.law, tau_c, true));
+  std::vector<std::pair<double, double>> cuts_opt = cuts;
+  for (std::size_t i = 0; i < terms.size(); ++i)
+    if (terms[i].law_opt)
+      cuts_opt[i] = {find_cut(*terms[i].law_opt, tau_c, false), find_cut(*terms[i].law_opt, tau_c, true)};
 
   const double tail = opt.tail > 0 ? opt.tail : std::min(1e-16, 1e-3 * opt.tolerance * delta_hint);
   // Below ~1e-7 the FFT's rounding (~1e-16 of the largest mass, amplified
@@ -381,7 +497,9 @@ composition compose_terms(const std::vector<compose_term>& terms, const compose_
           const double a = lo + std::min(kAccumulationPhase * h, lo < 0 ? -0.5 * lo : h);
           off = a - h * std::floor(a / h);
         }
-        g.push_back(discretize(*terms[i].law, h, off, cuts[i].first, cuts[i].second, side));
+        const loss_law& law = (side == pld_side::optimistic && terms[i].law_opt) ? *terms[i].law_opt : *terms[i].law;
+        const auto& cut = (side == pld_side::optimistic && terms[i].law_opt) ? cuts_opt[i] : cuts[i];
+        g.push_back(discretize(law, h, off, cut.first, cut.second, side));
       }
       timespec tsd{};
       clock_gettime(CLOCK_THREAD_CPUTIME_ID, &tsd);
@@ -799,6 +917,71 @@ const composition::beta_envelopes& composition::envelopes() const {
     }
   });
   return *envelopes_;
+}
+
+namespace {
+// The tangent-line polygon of one orientation: max_j (1 - delta_upper(eps_j)
+// - e^{eps_j} a) over the grid's eps values (each line is a valid lower
+// bound on that orientation's trade-off function).
+curve lower_polygon(const composed_pld& c, const std::optional<composed_pld>& tilted) {
+  std::vector<double> cs, ss;
+  for (std::size_t j = 0; j < c.size(); ++j) {
+    const double e = c.lo() + static_cast<double>(j) * c.h();
+    double d = c.delta_upper(e);
+    if (tilted) d = std::min(d, tilted->delta_upper(e));
+    cs.push_back(1.0 - d);
+    ss.push_back(std::exp(e));
+  }
+  return envelope_of_lines(cs, ss);
+}
+
+// max{a, b} of two trade-off polygons (convex, so is their maximum): exact,
+// through the union of their vertices and their crossings.
+curve max_of_curves(const curve& a, const curve& b) {
+  std::vector<double> xs(a.alpha());
+  xs.insert(xs.end(), b.alpha().begin(), b.alpha().end());
+  std::sort(xs.begin(), xs.end());
+  xs.erase(std::unique(xs.begin(), xs.end()), xs.end());
+  std::vector<curve::point> pts;
+  for (std::size_t i = 0; i < xs.size(); ++i) {
+    const double fa = beta(a, xs[i]), fb = beta(b, xs[i]);
+    pts.push_back({xs[i], std::max(fa, fb)});
+    if (i + 1 < xs.size()) {
+      const double d0 = fa - fb, d1 = beta(a, xs[i + 1]) - beta(b, xs[i + 1]);
+      if ((d0 < 0 && d1 > 0) || (d0 > 0 && d1 < 0)) {
+        const double x = xs[i] + d0 / (d0 - d1) * (xs[i + 1] - xs[i]);
+        if (x > xs[i] && x < xs[i + 1]) pts.push_back({x, std::min(beta(a, x), beta(b, x))});
+      }
+    }
+  }
+  return curve::from_points(std::move(pts), curve::hull_policy::convexify);
+}
+}  // namespace
+
+curve composition::forward_lower_curve() const {
+  if (exact_) return to_curve_exact(*exact_);
+  const curve fwd = lower_polygon(*pess_, pess_t_);
+  if (!inv_pess_) return fwd;
+  // The inverse orientation's polygon G <= F^{-1} gives G^{-1} <= F: it is
+  // what bounds F near a = 1 (the forward grid's lower tail ends there, and
+  // its polygon reaches 0 before a = 1; for the inverse orientation that
+  // would be a mass at +inf).
+  return max_of_curves(fwd, inverse(lower_polygon(*inv_pess_, inv_pess_t_)));
+}
+
+curve composition::forward_upper_curve() const {
+  if (exact_) return to_curve_exact(*exact_);
+  std::vector<double> e, c;
+  opt_->upper_lines(e, c);
+  // F(a) <= min(1 - a, max_k (c_k - e^{eps_k} a)) (beta_from_lower_delta):
+  // every line must be kept, so none may have an infinite slope or intercept
+  std::vector<double> s;
+  for (std::size_t k = 0; k < e.size(); ++k) {
+    if (!(e[k] < 700.0) || !std::isfinite(c[k]))
+      throw evaluation_error("compose: a staged term's upper polygon has a loss beyond 700");
+    s.push_back(std::exp(e[k]));
+  }
+  return envelope_of_lines(c, s);
 }
 
 interval composition::beta(double alpha) const {

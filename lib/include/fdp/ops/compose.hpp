@@ -45,6 +45,13 @@ struct compose_options {
   int max_refinements = 6;
   /// Automatic refinement stops before a grid larger than this.
   std::size_t max_auto_grid = std::size_t(1) << 22;
+  /// A term repeated at least this often is composed in two stages (its
+  /// ~sqrt(n)-fold first, then that result ~sqrt(n)-fold): the cost of a
+  /// 10^6-fold composition stays near that of a 10^3-fold one. 0 disables.
+  std::int64_t stage_min = std::int64_t(1) << 17;
+  /// > 0: the first grid's step (0: chosen from the terms' loss spread).
+  /// Staged composition sets it for its first stage.
+  double initial_step = 0.0;
   /// 1: compute on the calling thread only; otherwise the pessimistic and
   /// optimistic sides of large grids are computed on two threads.
   int threads = 0;
@@ -59,6 +66,10 @@ struct interval {
 /// form, and a repetition count.
 struct compose_term {
   std::shared_ptr<const loss_law> law;
+  /// The law the optimistic side discretizes, when it differs from `law`
+  /// (a staged composition: `law` lies below the term's trade-off function,
+  /// law_opt above it). Empty: `law` for both sides.
+  std::shared_ptr<const loss_law> law_opt;
   std::optional<tradeoff> closed;
   std::int64_t times = 1;
   std::string text;
@@ -93,6 +104,14 @@ class composition {
   /// A trade-off polygon at or above the true f: the convex hull of upper
   /// bounds at `points` alphas (chords of a convex f lie above it).
   curve upper_curve(int points = 400) const;
+
+  /// The forward orientation T(P, Q) alone (no symmetrization with the
+  /// inverse): a polygon at or below it (tangent lines at the pessimistic
+  /// grid's eps values) and one at or above it (the optimistic grid's
+  /// profile). Used by staged composition; throws evaluation_error if the
+  /// upper polygon cannot be represented (losses beyond 700).
+  curve forward_lower_curve() const;
+  curve forward_upper_curve() const;
 
   double grid_step() const { return h_; }
   std::size_t grid_size() const { return pess_ ? pess_->size() : 0; }
