@@ -427,6 +427,7 @@ composition compose_terms(const std::vector<compose_term>& terms_in, const compo
   // Align the grid with the atoms of the first law that has two or more.
   double span = 0.0;
   for (const auto& t : terms) {
+    if (t.law_opt) continue;  // (a staged term's polygon: its atoms are not a lattice)
     const auto at = t.law->atoms();
     if (at.size() >= 2) {
       span = at.back().loss - at.front().loss;
@@ -483,9 +484,20 @@ composition compose_terms(const std::vector<compose_term>& terms_in, const compo
       clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts0);
       std::vector<grid_pmf> g;
       for (std::size_t i = 0; i < terms.size(); ++i) {
-        const auto at = terms[i].law->atoms();
+        const bool use_opt = side == pld_side::optimistic && terms[i].law_opt;
+        const loss_law& law = use_opt ? *terms[i].law_opt : *terms[i].law;
+        const auto& cut = use_opt ? cuts_opt[i] : cuts[i];
+        const auto at = law.atoms();
         double off = 0.0;
-        if (!at.empty()) {
+        if (terms[i].law_opt && !at.empty()) {
+          // a staged term's polygon law: thousands of atoms, one of them
+          // often heavy (the k-fold's "nothing sampled" spike of Poisson
+          // subsampling); that one goes on the grid
+          std::size_t heavy = 0;
+          for (std::size_t k = 1; k < at.size(); ++k)
+            if (at[k].q > at[heavy].q) heavy = k;
+          off = at[heavy].loss - h * std::floor(at[heavy].loss / h);
+        } else if (!at.empty()) {
           off = at.front().loss - h * std::floor(at.front().loss / h);
         } else if (std::isfinite(terms[i].law->lo()) && !std::isfinite(terms[i].law->hi())) {
           // A finite lower end without an atom is an accumulation point
@@ -497,8 +509,6 @@ composition compose_terms(const std::vector<compose_term>& terms_in, const compo
           const double a = lo + std::min(kAccumulationPhase * h, lo < 0 ? -0.5 * lo : h);
           off = a - h * std::floor(a / h);
         }
-        const loss_law& law = (side == pld_side::optimistic && terms[i].law_opt) ? *terms[i].law_opt : *terms[i].law;
-        const auto& cut = (side == pld_side::optimistic && terms[i].law_opt) ? cuts_opt[i] : cuts[i];
         g.push_back(discretize(law, h, off, cut.first, cut.second, side));
       }
       timespec tsd{};

@@ -971,18 +971,20 @@ double composed_pld::delta_raw(double eps) const {
   return m_inf_ + sm_[j] - std::exp(eps - lj) * se_[j];
 }
 
+// (min_i e^{a_i} = e^{min_i a_i}: exp is monotone, also in floating point,
+// so one exp per call instead of one per tilt)
 double composed_pld::tail_bound_above(double eps) const {
-  double b = tail_hi_;
+  double a = kInf;
   for (std::size_t i = 0; i < cher_t_.size(); ++i)
-    if (cher_t_[i] > 0 && std::isfinite(cher_k_[i])) b = std::min(b, std::exp(cher_k_[i] - cher_t_[i] * eps));
-  return b;
+    if (cher_t_[i] > 0 && std::isfinite(cher_k_[i])) a = std::min(a, cher_k_[i] - cher_t_[i] * eps);
+  return std::min(tail_hi_, std::exp(a));
 }
 
 double composed_pld::mass_error_above(double eps) const {
-  double b = err0_;
+  double a = kInf;
   for (std::size_t i = 0; i < cher_t_.size(); ++i)
-    if (cher_t_[i] > 0 && std::isfinite(err_k_[i])) b = std::min(b, std::exp(err_k_[i] - cher_t_[i] * eps));
-  return b;
+    if (cher_t_[i] > 0 && std::isfinite(err_k_[i])) a = std::min(a, err_k_[i] - cher_t_[i] * eps);
+  return std::min(err0_, std::exp(a));
 }
 
 double composed_pld::slack(std::size_t j) const {
