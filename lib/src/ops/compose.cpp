@@ -315,6 +315,10 @@ std::optional<std::vector<compose_term>> staged_terms(const std::vector<compose_
     o1.method = compose_method::pld;
     o1.initial_step = step_scale * auto_step(terms);
     o1.max_refinements = 0;
+    // the first stage is a sqrt(n)-fold: a grid beyond 2^20 points means the
+    // one-term resolution is too fine for staging to pay (the one-grid path
+    // then decides, or refuses)
+    o1.max_grid = opt.max_grid > 0 ? std::min<std::size_t>(opt.max_grid, std::size_t(1) << 20) : std::size_t(1) << 20;
     compose_term t1 = t;
     t1.times = k;
     t1.closed.reset();
@@ -393,15 +397,30 @@ composition compose_terms(const std::vector<compose_term>& terms_in, const compo
     for (int pass = 0; pass <= opt.max_refinements; ++pass) {
       auto st = staged_terms(terms_in, opt, scale);
       if (!st) break;
-      composition c = compose_terms(*st, opt);
+      std::optional<composition> cs;
+      try {
+        // (a second stage beyond 2^22 points means staging does not pay:
+        // near-identity terms whose polygons span far more than their spread)
+        compose_options o2 = opt;
+        o2.max_grid = opt.max_grid > 0 ? std::min<std::size_t>(opt.max_grid, std::size_t(1) << 22) : std::size_t(1) << 22;
+        cs = compose_terms(*st, o2);
+      } catch (const evaluation_error&) {
+        break;  // keep the best so far, or fall back to one grid
+      }
+      composition c = std::move(*cs);
       c.unbounded_ = c.unbounded_ || unbounded_in;
       const interval e = c.epsilon(delta_hint);
-      const double w = std::isfinite(e.upper) ? (e.upper - e.lower) / std::max(e.upper, 1e-3) : kInf;
+      // (an infinite upper end is useful only when the lower end certifies it)
+      const double w = std::isinf(e.lower) ? 0.0
+                       : std::isfinite(e.upper) ? (e.upper - e.lower) / std::max(e.upper, 1e-3)
+                                                : kInf;
       const bool better = w < best_w;
-      if (better || !best) best = std::move(c), best_w = std::min(w, best_w);
-      if (w <= opt.tolerance || std::isinf(e.lower) || !better) break;
+      if (better) best = std::move(c), best_w = w;
+      if (w <= opt.tolerance || !better) break;
       scale *= std::clamp(0.8 * std::sqrt(opt.tolerance / w), 0.1, 0.7);
     }
+    // A staged bracket with no finite upper end (degenerate near-identity
+    // terms) is no answer: the one-grid path decides (or refuses) instead.
     if (best) return *best;
   }
   // The grid works with e^loss in double precision: a term with noticeable
@@ -457,6 +476,7 @@ composition compose_terms(const std::vector<compose_term>& terms_in, const compo
   // composed with an exponential tilt at delta_hint (compose_grid), which
   // costs one more transform pass per orientation, not another discretization.
   const bool tilt = delta_hint < 1e-7;
+  const std::int64_t cap = static_cast<std::int64_t>(opt.max_grid);
   double target = h0;
   std::size_t last_size = 0;
   double last_h = 0.0, last_width = kInf;
@@ -518,14 +538,14 @@ composition compose_terms(const std::vector<compose_term>& terms_in, const compo
       side_result out;
       if (asym && split_inv) {
         auto inv = std::async(std::launch::async, [&] {
-          std::pair<composed_pld, std::optional<composed_pld>> r2{compose_grid(ptrs, times, true, tail), std::nullopt};
-          if (tilt) r2.second = compose_grid(ptrs, times, true, tail, delta_hint);
+          std::pair<composed_pld, std::optional<composed_pld>> r2{compose_grid(ptrs, times, true, tail, 0.0, cap), std::nullopt};
+          if (tilt) r2.second = compose_grid(ptrs, times, true, tail, delta_hint, cap);
           return r2;
         });
         std::exception_ptr err;
         try {
-          out.fwd = compose_grid(ptrs, times, false, tail);
-          if (tilt) out.fwd_t = compose_grid(ptrs, times, false, tail, delta_hint);
+          out.fwd = compose_grid(ptrs, times, false, tail, 0.0, cap);
+          if (tilt) out.fwd_t = compose_grid(ptrs, times, false, tail, delta_hint, cap);
         } catch (...) {
           err = std::current_exception();
         }
@@ -534,11 +554,11 @@ composition compose_terms(const std::vector<compose_term>& terms_in, const compo
         out.inv_t = std::move(r2.second);
         if (err) std::rethrow_exception(err);
       } else {
-        out.fwd = compose_grid(ptrs, times, false, tail);
-        if (tilt) out.fwd_t = compose_grid(ptrs, times, false, tail, delta_hint);
+        out.fwd = compose_grid(ptrs, times, false, tail, 0.0, cap);
+        if (tilt) out.fwd_t = compose_grid(ptrs, times, false, tail, delta_hint, cap);
         if (asym) {
-          out.inv = compose_grid(ptrs, times, true, tail);
-          if (tilt) out.inv_t = compose_grid(ptrs, times, true, tail, delta_hint);
+          out.inv = compose_grid(ptrs, times, true, tail, 0.0, cap);
+          if (tilt) out.inv_t = compose_grid(ptrs, times, true, tail, delta_hint, cap);
         }
       }
       if (std::getenv("FDP_TRACE_REFINE")) {
@@ -560,6 +580,10 @@ composition compose_terms(const std::vector<compose_term>& terms_in, const compo
         const double a = std::max({terms[i].law->lo(), cuts[i].first, -700.0});
         const double b = std::min({terms[i].law->hi(), cuts[i].second, 700.0});
         if (b > a) pts += (b - a) / h;
+      }
+      if (opt.max_grid > 0 && pts > static_cast<double>(opt.max_grid)) {
+        throw evaluation_error("compose: the terms' grids need " + detail::format_value(pts) +
+                               " points, above the limit of " + std::to_string(opt.max_grid));
       }
       const bool par = opt.threads != 1 && pts > 2000.0;
       side_result ps, os;

@@ -601,7 +601,7 @@ grid_pmf discretize(const loss_law& law, double h, double offset, double lo_cut,
 // ------------------------------------------------------------------ composition
 composed_pld compose_grid(const std::vector<const grid_pmf*>& pmfs,
                           const std::vector<std::int64_t>& times, bool use_p, double tail,
-                          double tilt_delta) {
+                          double tilt_delta, std::int64_t max_points) {
   if (pmfs.empty() || pmfs.size() != times.size()) {
     throw std::invalid_argument("compose_grid(pmfs): need one count per term");
   }
@@ -724,9 +724,10 @@ composed_pld compose_grid(const std::vector<const grid_pmf*>& pmfs,
   for (const auto& t : ts) need = std::max<std::int64_t>(need, static_cast<std::int64_t>(t.x.size()));
   // (at least 64 points: kissfft's real transform needs an even length > 1)
   const std::int64_t N = good_size(std::max<std::int64_t>(need, 64));
-  if (N > kMaxGrid) {
+  if (N > kMaxGrid || (max_points > 0 && N > max_points)) {
     throw evaluation_error("compose: the composed grid needs " + std::to_string(N) +
-                           " points, above the limit of " + std::to_string(kMaxGrid) +
+                           " points, above the limit of " +
+                           std::to_string(max_points > 0 ? std::min(max_points, kMaxGrid) : kMaxGrid) +
                            "; use a larger tolerance or fewer/larger terms");
   }
   const std::size_t nn = static_cast<std::size_t>(N), nc = nn / 2 + 1;

@@ -49,6 +49,11 @@ struct compose_options {
   /// ~sqrt(n)-fold first, then that result ~sqrt(n)-fold): the cost of a
   /// 10^6-fold composition stays near that of a 10^3-fold one. 0 disables.
   std::int64_t stage_min = std::int64_t(1) << 17;
+  /// > 0: a hard limit on grid points (per-term discretizations and the
+  /// composed window); beyond it compose throws evaluation_error. 0: the
+  /// library's memory limit only. (Staged composition bounds its first stage
+  /// with it.)
+  std::size_t max_grid = 0;
   /// > 0: the first grid's step (0: chosen from the terms' loss spread).
   /// Staged composition sets it for its first stage.
   double initial_step = 0.0;

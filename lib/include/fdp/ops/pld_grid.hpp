@@ -113,7 +113,8 @@ class composed_pld {
 
  private:
   friend composed_pld compose_grid(const std::vector<const grid_pmf*>&,
-                                   const std::vector<std::int64_t>&, bool, double, double);
+                                   const std::vector<std::int64_t>&, bool, double, double,
+                                   std::int64_t);
   void finish();
   std::size_t first_above(double eps) const;
   double tail_bound_above(double eps) const;
@@ -152,8 +153,9 @@ class composed_pld {
 /// masses near that quantile instead, so delta(eps) ~ tilt_delta keeps its
 /// precision when tilt_delta is far below the FFT's error floor. Bounds far
 /// below the quantile get looser (they are the untilted composition's job).
+/// max_points > 0 lowers the grid limit (evaluation_error beyond it).
 composed_pld compose_grid(const std::vector<const grid_pmf*>& pmfs,
                           const std::vector<std::int64_t>& times, bool use_p, double tail,
-                          double tilt_delta = 0.0);
+                          double tilt_delta = 0.0, std::int64_t max_points = 0);
 
 }  // namespace fdp
