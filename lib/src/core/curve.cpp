@@ -249,26 +249,27 @@ bool is_symmetric(const curve& f) {
   return true;
 }
 
-curve symmetrize_max(const curve& f) {
-  const curve g = inverse(f);
-  std::vector<double> xs(f.alpha());
-  xs.insert(xs.end(), g.alpha().begin(), g.alpha().end());
+curve pointwise_max(const curve& a, const curve& b) {
+  std::vector<double> xs(a.alpha());
+  xs.insert(xs.end(), b.alpha().begin(), b.alpha().end());
   std::sort(xs.begin(), xs.end());
   xs.erase(std::unique(xs.begin(), xs.end()), xs.end());
   std::vector<curve::point> pts;
   for (std::size_t i = 0; i < xs.size(); ++i) {
-    const double d0 = beta(f, xs[i]) - beta(g, xs[i]);
-    pts.push_back({xs[i], std::max(beta(f, xs[i]), beta(g, xs[i]))});
+    const double fa = beta(a, xs[i]), fb = beta(b, xs[i]);
+    pts.push_back({xs[i], std::max(fa, fb)});
     if (i + 1 < xs.size()) {
-      const double d1 = beta(f, xs[i + 1]) - beta(g, xs[i + 1]);
+      const double d0 = fa - fb, d1 = beta(a, xs[i + 1]) - beta(b, xs[i + 1]);
       if ((d0 < 0 && d1 > 0) || (d0 > 0 && d1 < 0)) {
         const double x = xs[i] + d0 / (d0 - d1) * (xs[i + 1] - xs[i]);
-        pts.push_back({x, beta(f, x)});
+        if (x > xs[i] && x < xs[i + 1]) pts.push_back({x, std::min(beta(a, x), beta(b, x))});
       }
     }
   }
   return curve::from_points(std::move(pts), curve::hull_policy::convexify);
 }
+
+curve symmetrize_max(const curve& f) { return pointwise_max(f, inverse(f)); }
 
 curve symmetrize_hull(const curve& f) {
   const curve g = inverse(f);

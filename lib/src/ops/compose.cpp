@@ -271,6 +271,8 @@ constexpr double kAccumulationPhase = 0.05;
 // of F_lo, the optimistic side that of F_hi (compose_term::law_opt). A term
 // whose law is symmetric keeps that flag: then only the forward orientation
 // matters.
+namespace {
+
 // The first grid step for a list of terms (see compose_terms).
 double auto_step(const std::vector<compose_term>& terms) {
   double var = 0.0, cnt = 0.0;
@@ -353,6 +355,8 @@ std::optional<std::vector<compose_term>> staged_terms(const std::vector<compose_
   }
   return out;
 }
+
+}  // namespace
 
 composition compose_terms(const std::vector<compose_term>& terms_in, const compose_options& opt) {
   const std::vector<compose_term>& terms = terms_in;
@@ -969,27 +973,6 @@ curve lower_polygon(const composed_pld& c, const std::optional<composed_pld>& ti
   return envelope_of_lines(cs, ss);
 }
 
-// max{a, b} of two trade-off polygons (convex, so is their maximum): exact,
-// through the union of their vertices and their crossings.
-curve max_of_curves(const curve& a, const curve& b) {
-  std::vector<double> xs(a.alpha());
-  xs.insert(xs.end(), b.alpha().begin(), b.alpha().end());
-  std::sort(xs.begin(), xs.end());
-  xs.erase(std::unique(xs.begin(), xs.end()), xs.end());
-  std::vector<curve::point> pts;
-  for (std::size_t i = 0; i < xs.size(); ++i) {
-    const double fa = beta(a, xs[i]), fb = beta(b, xs[i]);
-    pts.push_back({xs[i], std::max(fa, fb)});
-    if (i + 1 < xs.size()) {
-      const double d0 = fa - fb, d1 = beta(a, xs[i + 1]) - beta(b, xs[i + 1]);
-      if ((d0 < 0 && d1 > 0) || (d0 > 0 && d1 < 0)) {
-        const double x = xs[i] + d0 / (d0 - d1) * (xs[i + 1] - xs[i]);
-        if (x > xs[i] && x < xs[i + 1]) pts.push_back({x, std::min(beta(a, x), beta(b, x))});
-      }
-    }
-  }
-  return curve::from_points(std::move(pts), curve::hull_policy::convexify);
-}
 }  // namespace
 
 curve composition::forward_lower_curve() const {
@@ -1000,7 +983,7 @@ curve composition::forward_lower_curve() const {
   // what bounds F near a = 1 (the forward grid's lower tail ends there, and
   // its polygon reaches 0 before a = 1; for the inverse orientation that
   // would be a mass at +inf).
-  return max_of_curves(fwd, inverse(lower_polygon(*inv_pess_, inv_pess_t_)));
+  return pointwise_max(fwd, inverse(lower_polygon(*inv_pess_, inv_pess_t_)));
 }
 
 curve composition::forward_upper_curve() const {

@@ -1083,35 +1083,14 @@ double composed_pld::beta_from_upper_delta(double a) const {
 }
 
 void composed_pld::upper_lines(std::vector<double>& eps_out, std::vector<double>& c_out) const {
-  // the candidates of beta_from_lower_delta below, without the a-term
-  const std::size_t n = m_.size();
-  for (std::size_t j = 0; j <= n; ++j) {
-    const double eleft = offset_ + static_cast<double>(k0_ + static_cast<std::int64_t>(j) - 1) * h_;
-    const double sl = slack(j) + tail_lo_ + tail_hi_ + (j == 0 ? err0_ : mass_error_above(eleft));
-    const double base0 = (j < n ? sm_[j] : 0.0) - sl;
-    for (int side = 0; side < 2; ++side) {
-      const std::int64_t kk = k0_ + static_cast<std::int64_t>(j) - (side == 0 ? 1 : 0);
-      double eps = offset_ + static_cast<double>(kk) * h_;
-      if (j == 0 && side == 0) eps = -745.0;
-      if (j == n && side == 1) continue;
-      const double lj = offset_ + static_cast<double>(k0_ + static_cast<std::int64_t>(std::min(j, n - 1))) * h_;
-      const double fin = (j < n) ? base0 - std::exp(eps - lj) * se_[j] : base0;
-      eps_out.push_back(eps);
-      c_out.push_back(1.0 - (m_inf_ + fin));
-    }
-  }
-}
-
-double composed_pld::beta_from_lower_delta(double a) const {
   // On each interval between grid losses, delta_lower is (before clipping at
   // 0) an affine function of e^eps with constant slack, so 1 - delta - e^eps a
   // peaks at an end point; clipping only lowers delta_lower's negative part,
-  // which the cap at 1 - a covers.
-  double best = -kInf;
+  // which the cap at 1 - a covers. delta_lower(eps) >= m_inf + fin(eps) with
+  // fin affine in e^eps on each interval once the (eps-decreasing)
+  // mass-error term is frozen at its value at the interval's left end
+  // (dropping the clip at 0 only raises the bound).
   const std::size_t n = m_.size();
-  // delta_lower(eps) >= m_inf + fin(eps) with fin affine in e^eps on each
-  // interval once the (eps-decreasing) mass-error term is frozen at its value
-  // at the interval's left end (dropping the clip at 0 only raises the bound).
   for (std::size_t j = 0; j <= n; ++j) {
     const double eleft = offset_ + static_cast<double>(k0_ + static_cast<std::int64_t>(j) - 1) * h_;
     const double sl = slack(j) + tail_lo_ + tail_hi_ + (j == 0 ? err0_ : mass_error_above(eleft));
@@ -1124,11 +1103,18 @@ double composed_pld::beta_from_lower_delta(double a) const {
       if (j == n && side == 1) continue;
       const double lj = offset_ + static_cast<double>(k0_ + static_cast<std::int64_t>(std::min(j, n - 1))) * h_;
       const double fin = (j < n) ? base0 - std::exp(eps - lj) * se_[j] : base0;
-      const double d = m_inf_ + fin;
-      const double v = 1.0 - d - (a > 0 ? std::exp(eps + std::log(a)) : 0.0);
-      best = std::max(best, v);
+      eps_out.push_back(eps);
+      c_out.push_back(1.0 - (m_inf_ + fin));
     }
   }
+}
+
+double composed_pld::beta_from_lower_delta(double a) const {
+  std::vector<double> eps, c;
+  upper_lines(eps, c);
+  double best = -kInf;
+  for (std::size_t k = 0; k < eps.size(); ++k)
+    best = std::max(best, c[k] - (a > 0 ? std::exp(eps[k] + std::log(a)) : 0.0));
   return std::clamp(best, 0.0, 1.0 - a);
 }
 

@@ -72,6 +72,10 @@ double profile_delta(const curve& f, double eps);
 curve inverse(const curve& f);
 /// True if f == f^{-1} to within 1e-12 at every vertex of both.
 bool is_symmetric(const curve& f);
+/// max{a, b} of two trade-off polygons (the maximum of convex functions is
+/// convex): exact, through the union of their vertices and their crossings
+/// (at a crossing the smaller of the two computed values is kept).
+curve pointwise_max(const curve& a, const curve& b);
 /// Symmetrization f^S = max{f, f^{-1}} (DRS Prop. 2.4): a trade-off function
 /// when f is; exact for curves (the max of two convex polygons).
 curve symmetrize_max(const curve& f);
