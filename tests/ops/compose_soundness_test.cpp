@@ -1099,6 +1099,11 @@ TEST(ComposeBadInput, SpecsAndOptions) {
     o.delta_hint = hint;
     expect_invalid(comp("laplace:b=1,times=3", o), "delta_hint", "delta_hint=" + g17(hint));
   }
+  for (double step : {-1e-3, std::nan(""), kInf}) {
+    compose_options o;
+    o.initial_step = step;
+    expect_invalid(comp("laplace:b=1,times=3", o), "initial_step", "initial_step=" + g17(step));
+  }
   expect_invalid([]() { (void)compose(std::vector<spec>{}); }, "spec", "no specs");
   // a spec built by hand (not through parse_spec) with times < 1
   for (std::int64_t n : {0, -5}) {
