@@ -795,46 +795,26 @@ class line_max {
   bool vacuous_ = false;
 };
 
-// The lower convex envelope of points (a_i, v_i), a_i ascending in [0, 1],
-// evaluated by linear interpolation. If every v_i >= f(a_i) for a convex f,
-// the envelope is >= f on [a_0, a_last] (chords of a convex function lie
-// above it).
+// The lower convex envelope of points (a_i, v_i) with a_i covering 0 and 1
+// (curve::from_points), evaluated by linear interpolation with a margin for
+// its rounding. If every v_i >= f(a_i) for a convex f, the envelope is >= f
+// (chords of a convex function lie above it).
 class chord_hull {
  public:
-  chord_hull(const std::vector<double>& a, const std::vector<double>& v) {
-    for (std::size_t i = 0; i < a.size(); ++i) {
-      if (!a_.empty() && a[i] <= a_.back()) {
-        v_.back() = std::min(v_.back(), v[i]);
-        continue;
-      }
-      while (a_.size() >= 2) {
-        const std::size_t m = a_.size();
-        // drop the middle point if it lies on or above the chord
-        const double cross = (a_[m - 1] - a_[m - 2]) * (v[i] - v_[m - 2]) -
-                             (v_[m - 1] - v_[m - 2]) * (a[i] - a_[m - 2]);
-        if (cross <= 0) {
-          a_.pop_back();
-          v_.pop_back();
-          continue;
-        }
-        break;
-      }
-      a_.push_back(a[i]);
-      v_.push_back(v[i]);
-    }
-  }
-  // +inf outside the points' range
+  explicit chord_hull(curve c) : c_(std::move(c)) {}
   double at(double a) const {
-    if (a_.empty() || a < a_.front() || a > a_.back()) return std::numeric_limits<double>::infinity();
-    const std::size_t i = static_cast<std::size_t>(std::lower_bound(a_.begin(), a_.end(), a) - a_.begin());
-    if (a_[i] == a) return v_[i];
-    const double t = (a - a_[i - 1]) / (a_[i] - a_[i - 1]);
-    const double v = v_[i - 1] + t * (v_[i] - v_[i - 1]);
-    return v + 4 * std::numeric_limits<double>::epsilon() * std::max(std::fabs(v_[i - 1]), std::fabs(v_[i]));
+    const auto& x = c_.alpha();
+    const auto& y = c_.beta();
+    const std::size_t i = static_cast<std::size_t>(std::lower_bound(x.begin(), x.end(), a) - x.begin());
+    if (i < x.size() && x[i] == a) return y[i];
+    if (i == 0 || i == x.size()) return std::numeric_limits<double>::infinity();  // outside [0, 1]
+    const double t = (a - x[i - 1]) / (x[i] - x[i - 1]);
+    const double v = y[i - 1] + t * (y[i] - y[i - 1]);
+    return v + 4 * std::numeric_limits<double>::epsilon() * std::max(std::fabs(y[i - 1]), std::fabs(y[i]));
   }
 
  private:
-  std::vector<double> a_, v_;
+  curve c_;
 };
 
 }  // namespace
@@ -949,11 +929,14 @@ const composition::beta_envelopes& composition::envelopes() const {
         k_prev = k_next;
         std::swap(v_prev, v_next);
       }
-      std::sort(as.begin(), as.end());
-      std::vector<double> vs;
-      vs.reserve(as.size());
-      for (double a : as) vs.push_back(envelopes_->upper_at(a));
-      envelopes_->upper_hull.emplace(as, vs);
+      std::vector<curve::point> pts;
+      pts.reserve(as.size());
+      for (double a : as) pts.push_back({a, envelopes_->upper_at(a)});
+      try {
+        envelopes_->upper_hull.emplace(curve::from_points(std::move(pts), curve::hull_policy::convexify));
+      } catch (const std::invalid_argument&) {
+        // (not a trade-off polygon after rounding: the envelopes alone stand)
+      }
     }
   });
   return *envelopes_;
