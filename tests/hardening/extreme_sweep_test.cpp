@@ -297,52 +297,41 @@ TEST(ExtremeSweep, ConversionsAndSigmaCalibrations) {
   log.report("conversions");
 }
 
+/// Queries q(x) at increasing x of a quantity non-increasing in x: every
+/// bracket lies in [lo, hi], and its lower end never exceeds the upper end
+/// at an earlier x (plus slack).
+template <class Q>
+void non_increasing_queries(sweep_log& log, const std::string& name, const char* what, const char* var,
+                            const std::vector<double>& xs, double lo, double hi, double slack, Q q) {
+  std::vector<std::pair<double, interval>> seen;
+  for (double x : xs) {
+    const std::string ctx = name + "." + what + "(" + fmt(x) + ")";
+    guarded(log, ctx, [&] {
+      const interval b = q(x, ctx);
+      check_bracket(log, ctx, b, lo, hi);
+      for (const auto& [x0, b0] : seen) {
+        if (b.lower > b0.upper + slack) {
+          log.fail(ctx + " lower " + fmt(b.lower) + " > upper " + fmt(b0.upper) + " at " + var + "=" + fmt(x0));
+        }
+      }
+      seen.emplace_back(x, b);
+    });
+  }
+}
+
 /// All the queries of a composition (or a group bracket, same interface).
 template <class C>
 void query_all(sweep_log& log, const std::string& name, const C& c) {
-  std::vector<std::pair<double, interval>> eps_at;  // by increasing delta
-  for (double d : kDelta) {
-    const std::string ctx = name + ".epsilon(" + fmt(d) + ")";
-    guarded(log, ctx, [&] {
-      const interval e = c.epsilon(d);
-      check_bracket(log, ctx, e, 0.0, kInf);
-      for (const auto& [d0, e0] : eps_at) {  // d0 < d: eps(d) <= eps(d0)
-        if (e.lower > e0.upper) {
-          log.fail(ctx + " lower " + fmt(e.lower) + " > upper " + fmt(e0.upper) + " at delta=" + fmt(d0));
-        }
-      }
-      eps_at.emplace_back(d, e);
-    });
-  }
-  std::vector<std::pair<double, interval>> delta_at;
-  for (double e : kEps) {
-    const std::string ctx = name + ".delta(" + fmt(e) + ")";
-    guarded(log, ctx, [&] {
-      const interval d = c.delta(e);
-      check_bracket(log, ctx, d, 0.0, 1.0);
-      for (const auto& [e0, d0] : delta_at) {  // e0 < e: delta(e) <= delta(e0)
-        if (d.lower > d0.upper) {
-          log.fail(ctx + " lower " + fmt(d.lower) + " > upper " + fmt(d0.upper) + " at eps=" + fmt(e0));
-        }
-      }
-      delta_at.emplace_back(e, d);
-    });
-  }
-  std::vector<std::pair<double, interval>> beta_at;
-  for (double a : kAlpha) {
-    const std::string ctx = name + ".beta(" + fmt(a) + ")";
-    guarded(log, ctx, [&] {
-      const interval b = c.beta(a);
-      check_bracket(log, ctx, b, 0.0, 1.0);
-      if (b.lower > 1.0 - a + 1e-12) log.fail(ctx + " lower " + fmt(b.lower) + " > 1 - alpha");
-      for (const auto& [a0, b0] : beta_at) {
-        if (b.lower > b0.upper + 1e-15) {
-          log.fail(ctx + " lower " + fmt(b.lower) + " > upper " + fmt(b0.upper) + " at alpha=" + fmt(a0));
-        }
-      }
-      beta_at.emplace_back(a, b);
-    });
-  }
+  non_increasing_queries(log, name, "epsilon", "delta", kDelta, 0.0, kInf, 0.0,
+                         [&](double d, const std::string&) { return c.epsilon(d); });
+  non_increasing_queries(log, name, "delta", "eps", kEps, 0.0, 1.0, 0.0,
+                         [&](double e, const std::string&) { return c.delta(e); });
+  non_increasing_queries(log, name, "beta", "alpha", kAlpha, 0.0, 1.0, 1e-15,
+                         [&](double a, const std::string& ctx) {
+                           const interval b = c.beta(a);
+                           if (b.lower > 1.0 - a + 1e-12) log.fail(ctx + " lower " + fmt(b.lower) + " > 1 - alpha");
+                           return b;
+                         });
   guarded(log, name + ".mu()", [&] { check_bracket(log, name + ".mu()", c.mu(), 0.0, kInf); });
 }
 
