@@ -1104,6 +1104,11 @@ TEST(ComposeBadInput, SpecsAndOptions) {
     o.initial_step = step;
     expect_invalid(comp("laplace:b=1,times=3", o), "initial_step", "initial_step=" + g17(step));
   }
+  {
+    compose_options o;
+    o.stage_min = -1;
+    expect_invalid(comp("laplace:b=1,times=3", o), "stage_min", "stage_min=-1");
+  }
   expect_invalid([]() { (void)compose(std::vector<spec>{}); }, "spec", "no specs");
   // a spec built by hand (not through parse_spec) with times < 1
   for (std::int64_t n : {0, -5}) {

@@ -370,6 +370,10 @@ composition compose_terms(const std::vector<compose_term>& terms_in, const compo
                   "must be in [0, 1)");
   detail::require(opt.initial_step >= 0 && std::isfinite(opt.initial_step), "compose", "initial_step",
                   opt.initial_step, "must be finite and >= 0 (0: automatic)");
+  if (opt.stage_min < 0) {
+    detail::throw_domain("compose", "stage_min", static_cast<long long>(opt.stage_min),
+                         "must be >= 0 (0: no staged composition)");
+  }
   // delta_hint = 0 (an epsilon at delta = 0 is set by the loss support, not
   // by the grid's accuracy) tunes the grid at the default 1e-5 instead.
   const double delta_hint = opt.delta_hint > 0 ? std::max(opt.delta_hint, 1e-300) : 1e-5;
