@@ -16,8 +16,9 @@ BIN="$BUILD/tests/fdp_ops_tests"
 fail=0
 for s in $(seq 1 "$SEEDS"); do
   rc=0
-  out=$(FDP_SWEEP_SEED=$s FDP_SWEEP_CASES=$CASES "$BIN" \
-        --gtest_filter='ComposeSweep.RandomMixesBracketTheTruth' 2>&1) || rc=$?
+  # (and staged compositions, n = 2^17 .. 10^6: one per 20 mixes)
+  out=$(FDP_SWEEP_SEED=$s FDP_SWEEP_CASES=$CASES FDP_STAGED_CASES=$((CASES / 20 + 1)) "$BIN" \
+        --gtest_filter='ComposeSweep.RandomMixesBracketTheTruth:ComposeStaged.LongRepetitionsBracketTheTruth' 2>&1) || rc=$?
   echo "$out" | grep -E '^\[soundness\]' || true
   if [ $rc != 0 ]; then echo "$out" | grep -E 'miss|FAILED' | head -20; fail=1; fi
 done

@@ -849,12 +849,18 @@ TEST(ComposeStaged, LongRepetitionsBracketTheTruth) {
   // in two stages (a ~sqrt(n)-fold, then its polygons ~sqrt(n)-fold). Exact
   // truths: G_mu repeated n times is G_{mu sqrt(n)}, alone or with a few
   // f_{eps0,0} terms (mix_truth), on both sides of every query.
-  std::mt19937_64 rng(0x57a6edULL);
+  // FDP_SWEEP_SEED=S and FDP_STAGED_CASES=N run another / a longer sweep
+  // (scripts/soundness_sweep.sh); CI runs 24 cases of the default seed.
+  const std::uint64_t seed = std::getenv("FDP_SWEEP_SEED")
+                                 ? 0x57a6edULL + std::strtoull(std::getenv("FDP_SWEEP_SEED"), nullptr, 0)
+                                 : 0x57a6edULL;
+  const int cases = std::getenv("FDP_STAGED_CASES") ? std::atoi(std::getenv("FDP_STAGED_CASES")) : 24;
+  std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> U(0.0, 1.0);
   checker chk("staged compositions (n = 2^17 .. 10^6)");
   double worst = 0.0;
   std::string worst_ctx;
-  for (int i = 0; i < 24; ++i) {
+  for (int i = 0; i < cases; ++i) {
     const std::int64_t n = std::vector<std::int64_t>{131072, 300007, 1000000}[i % 3];
     const double mu_total = 0.3 + 4.0 * U(rng);
     mix_truth t;

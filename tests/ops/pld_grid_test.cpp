@@ -122,6 +122,50 @@ TEST(PldGrid, CurvesBracketTheClosedForms) {
   }
 }
 
+TEST(PldGrid, AtomsAHairOffTheGridAreCountedOnce) {
+  // A discrete law (a lattice version of G_mu's loss law) whose atoms sit on
+  // a fine lattice h1; the grid step is 2.5 h1, so every fifth atom lands
+  // within rounding of a grid point: 8e-13 above or below, farther than
+  // 1e-9 steps (5e-13) but inside the on-grid tolerance (1e-12). Such an atom was
+  // counted both on its target and inside the group above it (regression:
+  // a staged composition with commensurate steps created mass and its
+  // optimistic bound crossed the truth). The optimistic result must conserve
+  // both masses and stay at or above the law's own trade-off curve.
+  const double h1 = 2e-4, h = 2.5 * h1, mu = 0.1;
+  // atoms on the lattice k h1 (offset +-8e-13, alternating), P-masses of the
+  // Gaussian loss law N(-mu^2/2, mu^2), Q = e^loss P; what the lattice misses
+  // of either total goes to the infinite atoms
+  std::vector<loss_atom> at;
+  double sp = 0, sq = 0;
+  for (int k = -3000; k <= 3000; ++k) {
+    const double l = k * h1 + (k % 2 == 0 ? 8e-13 : -8e-13);
+    const double z = (l + 0.5 * mu * mu) / mu;
+    const double p = std::exp(-0.5 * z * z);
+    at.push_back({l, p, p * std::exp(l)});
+    sp += p, sq += p * std::exp(l);
+  }
+  const double scale = 1.0 / std::max(sp, sq);
+  for (auto& a : at) a.p *= scale, a.q *= scale;
+  const double pn = 1.0 - sp * scale, qp = 1.0 - sq * scale;
+  const auto law = discrete_law(at, pn, qp, false, "hair-off lattice");
+  pld dl;
+  for (const auto& a : at) dl.loss.push_back(a.loss), dl.p.push_back(a.p), dl.q.push_back(a.q);
+  dl.p_neg_inf = pn;
+  dl.q_pos_inf = qp;
+  const curve truth_curve = curve::from_pld(dl);
+  const grid_pmf r = discretize(*law, h, 0.0, -10, 10, pld_side::optimistic);
+  double mp = r.p_neg_inf + r.dropped_p, mq = r.q_pos_inf + r.dropped_q;
+  for (double v : r.p) mp += v;
+  for (double v : r.q) mq += v;
+  EXPECT_NEAR(mp, 1.0, 1e-12);
+  EXPECT_NEAR(mq, 1.0, 1e-12);
+  const curve opt = curve_of(r);
+  for (int i = 0; i <= 1000; ++i) {
+    const double a = i / 1000.0;
+    EXPECT_GE(beta(opt, a), beta(truth_curve, a) - 1e-12) << "alpha=" << a;
+  }
+}
+
 TEST(PldGrid, SecondOrderAccuracy) {
   // Halving h shrinks the gap between the two polygons about four-fold.
   auto law = make_law(tradeoff(gaussian(1.0)));

@@ -37,7 +37,7 @@ const std::vector<double>& kTilts() {
   return t;
 }
 
-// (tilted_log_mgf and loss_cut are the engine's, ops/pld_internal.hpp; the
+// (tilted_log_mgfs and loss_cut are the engine's, ops/pld_internal.hpp; the
 // ledger's cuts bisect 60 times, the engine's 40)
 constexpr int kCutBisections = 60;
 
@@ -208,10 +208,8 @@ ipld_term make_term(const grid_pmf& g, bool use_p, double h) {
     t.e0 += t.e[k];
   }
   t.l2 = std::sqrt(s2);
-  for (double tt : kTilts()) {
-    t.km.push_back(tilted_log_mgf(t.x, t.off, h, t.k0, tt));
-    t.ke.push_back(tilted_log_mgf(t.e, t.off, h, t.k0, tt));
-  }
+  tilted_log_mgfs(t.x, t.off, h, t.k0, kTilts(), t.km);
+  tilted_log_mgfs(t.e, t.off, h, t.k0, kTilts(), t.ke);
   return t;
 }
 

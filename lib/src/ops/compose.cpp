@@ -313,17 +313,22 @@ std::optional<std::vector<compose_term>> staged_terms(const std::vector<compose_
     }
     const std::int64_t k = static_cast<std::int64_t>(std::llround(std::sqrt(static_cast<double>(t.times))));
     const std::int64_t r = t.times / k, rem = t.times - r * k;
+    compose_term t1 = t;
+    t1.times = k;
+    t1.closed.reset();
     compose_options o1 = opt;
     o1.method = compose_method::pld;
-    o1.initial_step = step_scale * auto_step(terms);
+    // (the step of the k-fold's own one-grid composition: unlike a one-grid
+    // n-fold, whose second-order errors average out over all n terms, the
+    // first stage hands on two polygons that bracket the k-fold, and their
+    // gap is carried through the second stage as it is)
+    o1.initial_step = step_scale * auto_step({t1});
     o1.max_refinements = 0;
     // the first stage is a sqrt(n)-fold: a grid beyond 2^20 points means the
     // one-term resolution is too fine for staging to pay (the one-grid path
     // then decides, or refuses)
     o1.max_grid = opt.max_grid > 0 ? std::min<std::size_t>(opt.max_grid, std::size_t(1) << 20) : std::size_t(1) << 20;
-    compose_term t1 = t;
-    t1.times = k;
-    t1.closed.reset();
+    o1.outer_times = r * std::max<std::int64_t>(opt.outer_times, 1);
     std::optional<curve> lo, hi;
     try {
       const composition c1 = compose_terms({t1}, o1);
@@ -370,6 +375,9 @@ composition compose_terms(const std::vector<compose_term>& terms_in, const compo
                   "must be in [0, 1)");
   detail::require(opt.initial_step >= 0 && std::isfinite(opt.initial_step), "compose", "initial_step",
                   opt.initial_step, "must be finite and >= 0 (0: automatic)");
+  if (opt.outer_times < 1) {
+    detail::throw_domain("compose", "outer_times", static_cast<long long>(opt.outer_times), "must be >= 1");
+  }
   if (opt.stage_min < 0) {
     detail::throw_domain("compose", "stage_min", static_cast<long long>(opt.stage_min),
                          "must be >= 0 (0: no staged composition)");
@@ -481,6 +489,12 @@ composition compose_terms(const std::vector<compose_term>& terms_in, const compo
       cuts_opt[i] = {find_cut(*terms[i].law_opt, tau_c, false), find_cut(*terms[i].law_opt, tau_c, true)};
 
   const double tail = opt.tail > 0 ? opt.tail : std::min(1e-16, 1e-3 * opt.tolerance * delta_hint);
+  // The optimistic sweep may group thin tails coarsely (discretize's
+  // `coarse`): each term's delta(eps) curve moves by at most this, and the
+  // composed one by at most the count of terms times it (delta of a tensor
+  // product is an average of one factor's delta curve over the others'
+  // losses), a fifth of the tolerance at delta_hint.
+  const double coarse = 0.2 * opt.tolerance * delta_hint / (cnt * static_cast<double>(opt.outer_times));
   // Below ~1e-7 the FFT's rounding (~1e-16 of the largest mass, amplified
   // by the powering) is no longer small against delta: the grids are also
   // composed with an exponential tilt at delta_hint (compose_grid), which
@@ -539,7 +553,7 @@ composition compose_terms(const std::vector<compose_term>& terms_in, const compo
           const double a = lo + std::min(kAccumulationPhase * h, lo < 0 ? -0.5 * lo : h);
           off = a - h * std::floor(a / h);
         }
-        g.push_back(discretize(law, h, off, cut.first, cut.second, side));
+        g.push_back(discretize(law, h, off, cut.first, cut.second, side, coarse));
       }
       timespec tsd{};
       clock_gettime(CLOCK_THREAD_CPUTIME_ID, &tsd);

@@ -139,23 +139,31 @@ class sweeper {
   };
 
  public:
-  sweeper(const loss_law& law, double h, double off, double lo, double hi)
+  sweeper(const loss_law& law, double h, double off, double lo, double hi, double coarse = 0.0)
       : law_(law), h_(h), off_(off), true_atoms_(law.atoms()) {
+    if (coarse > 0 && true_atoms_.empty()) set_strides(coarse);
     for (const auto& a : true_atoms_) atoms_.push_back({a.loss, a.p, a.q, 0.0});
     klo_ = static_cast<std::int64_t>(std::floor((std::max(lo, law.lo()) - off) / h + 1e-9));
     khi_ = static_cast<std::int64_t>(std::floor((std::min(hi, law.hi()) - off) / h + 1e-9));
     if (khi_ < klo_) khi_ = klo_;
     // Atoms within rounding of a grid point are placed on it exactly; the
-    // ratio mismatch this causes is counted in the defect.
+    // ratio mismatch this causes is counted in the defect. "Within rounding"
+    // must cover the tolerance of every on-grid test below (on_grid,
+    // atom_at: tol_at): an atom those call "at l" but left a hair above l
+    // was counted twice, once on the target and once inside (l, c) (a
+    // staged composition whose two grid steps were commensurate made
+    // 7e-4 of mass out of nothing).
     for (auto& a : atoms_) {
       const double x = (a.loss - off) / h;
       const double k = std::round(x);
-      if (std::fabs(x - k) <= 1e-9) {
-        const double l = L(static_cast<std::int64_t>(k));
+      const double l = L(static_cast<std::int64_t>(k));
+      if (std::fabs(x - k) <= 1e-9 || std::fabs(a.loss - l) <= 4 * tol_at(a.loss)) {
         a.snap = std::fabs(std::expm1(a.loss - l));
         a.loss = l;
       }
     }
+    // (snapping moves atoms by at most ~1e-9 h; keep the list sorted anyway)
+    std::stable_sort(atoms_.begin(), atoms_.end(), [](const satom& u, const satom& v) { return u.loss < v.loss; });
     r_.h = h;
     r_.offset = off;
     r_.k0 = klo_;
@@ -188,6 +196,7 @@ class sweeper {
         if (on_grid(c, kt) && rc == 0.0) --kt;
       }
       if (kt < klo_) break;
+      if (!up_.empty() || !down_.empty()) kt = std::max(klo_, kt - stride(kt, c) + 1);
       // An atom sitting on the target alone is an output of its own.
       if (ia >= 0 && rc > 0 && on_grid(c, kt)) {
         emit(kt, rc * atoms_[ia].p, rc * atoms_[ia].q, rc * atoms_[ia].q * atoms_[ia].snap);
@@ -345,6 +354,36 @@ class sweeper {
       --ja;
     }
   }
+  // Coarse groups in thin tails (discretize's `coarse`). Level j lets a
+  // group target the grid point m_j - 1 = 2^j - 1 steps below the largest
+  // admissible one, so that it spans about 2 m_j h of the law's losses
+  // instead of 2h. A group is an exact garbling: replacing the law's mass
+  // on its span by one atom at ratio e^{l} changes delta(eps) (of either
+  // orientation) only for eps inside the span, and there by at most the
+  // group's mass times expm1(span). The spans are disjoint, so the curve
+  // moves by at most the largest such product, not their sum. Level j is
+  // used where the whole tail beyond the group holds at most
+  // coarse / expm1(2 m_j h) (P or Q): the curve moves by at most `coarse`.
+  // This costs tightness, never soundness.
+  static constexpr int kStrideLevels = 10;  // strides 2 .. 1024
+  void set_strides(double coarse) {
+    for (int j = 1; j <= kStrideLevels; ++j) {
+      const double tau = coarse / std::expm1(2.0 * static_cast<double>(1 << j) * h_);
+      if (!std::isfinite(law_.hi())) up_.push_back(detail::loss_cut(law_, tau, true, 30));
+      if (!std::isfinite(law_.lo())) down_.push_back(detail::loss_cut(law_, tau, false, 30));
+    }
+  }
+  // The stride for a group whose largest admissible target is kt, with the
+  // sweep's cut at c: the group spans (about) targets kt - m + 1 .. c.
+  std::int64_t stride(std::int64_t kt, double c) const {
+    for (int j = kStrideLevels; j >= 1; --j) {
+      const std::int64_t m = std::int64_t(1) << j;
+      const bool up = !up_.empty() && L(kt - m + 1) >= up_[static_cast<std::size_t>(j - 1)];
+      const bool down = !down_.empty() && c <= down_[static_cast<std::size_t>(j - 1)];
+      if (up || down) return m;
+    }
+    return 1;
+  }
   double L(std::int64_t k) const { return off_ + static_cast<double>(k) * h_; }
   bool on_grid(double x, std::int64_t k) const {
     return std::fabs(x - L(k)) <= 1e-12 * std::max(1.0, std::fabs(x));
@@ -455,6 +494,7 @@ class sweeper {
   std::vector<satom> atoms_;           // snapped to the grid where within rounding
   std::vector<loss_atom> true_atoms_;  // as the law reports them
   std::int64_t klo_ = 0, khi_ = 0;
+  std::vector<double> up_, down_;  // stride thresholds per level (set_strides)
   grid_pmf r_;
 };
 
@@ -490,14 +530,6 @@ std::int64_t good_size(std::int64_t n) {
       if (p2 * m >= n && p2 * m < best) best = p2 * m;
   return best;
 }
-
-// Log-MGF of one term's grid (see tilted_log_mgf in pld_internal.hpp).
-struct tilted_mgf {
-  const std::vector<double>* x;
-  double off, h;
-  std::int64_t k0;
-  double log_mgf(double t) const { return detail::tilted_log_mgf(*x, off, h, k0, t); }
-};
 
 std::complex<double> cpow_int(std::complex<double> z, std::int64_t n) {
   std::complex<double> r(1.0, 0.0);
@@ -548,7 +580,8 @@ class reflected_law final : public loss_law {
 }  // namespace
 
 grid_pmf discretize(const loss_law& law, double h, double offset, double lo_cut, double hi_cut,
-                    pld_side side) {
+                    pld_side side, double coarse) {
+  detail::require(coarse >= 0 && std::isfinite(coarse), "discretize", "coarse", coarse, "must be finite and >= 0");
   detail::require_finite_pos(h, "discretize", "h");
   // Losses beyond +-700 would overflow e^l; mass there is handled as a tail
   // (soundly: +inf / -inf atoms for the pessimistic side, merged or dropped
@@ -572,16 +605,16 @@ grid_pmf discretize(const loss_law& law, double h, double offset, double lo_cut,
   if (!bottom_up) {
     // Try a few phases of the group boundaries; keep the one that leaves the
     // least mass unbalanced at the end (dropped or kept with a mismatch).
-    grid_pmf best = sweeper(law, h, offset, lo, hi).run(0);
+    grid_pmf best = sweeper(law, h, offset, lo, hi, coarse).run(0);
     auto bad = [](const grid_pmf& g) { return g.dropped_p + g.dropped_q + g.leftover; };
     for (int shift = 1; shift <= 3 && bad(best) > 1e-12; ++shift) {
-      grid_pmf g = sweeper(law, h, offset, lo, hi).run(shift);
+      grid_pmf g = sweeper(law, h, offset, lo, hi, coarse).run(shift);
       if (bad(g) < bad(best)) best = std::move(g);
     }
     return best;
   }
   const reflected_law rl(law);
-  const grid_pmf g = sweeper(rl, h, -offset, -hi, -lo).run();
+  const grid_pmf g = sweeper(rl, h, -offset, -hi, -lo, coarse).run();
   grid_pmf r;
   r.h = h;
   r.offset = offset;
@@ -666,10 +699,16 @@ composed_pld compose_grid(const std::vector<const grid_pmf*>& pmfs,
     }
     r.m_inf_ = std::max(0.0, -std::exp(all_log) * std::expm1(lg));
   }
-  // Chernoff data: composed log-MGF (of the finite part) at fixed tilts.
-  std::vector<tilted_mgf> mgfs, emgfs;
-  for (const auto& tm : ts) mgfs.push_back({&tm.x, tm.off, h, tm.k0});
-  for (const auto& tm : ts) emgfs.push_back({&tm.e, tm.off, h, tm.k0});
+  // Chernoff data: composed log-MGF (of the finite part) at fixed tilts
+  // t = +-2^{j-20}, j = 1..28, and of the error vectors.
+  std::vector<double> tilts;
+  for (int j = -28; j <= 28; ++j)
+    if (j != 0) tilts.push_back((j > 0 ? 1.0 : -1.0) * std::pow(2.0, std::abs(j) - 20.0));
+  std::vector<std::vector<double>> kms(ts.size()), kes(ts.size());
+  for (std::size_t i = 0; i < ts.size(); ++i) {
+    detail::tilted_log_mgfs(ts[i].x, ts[i].off, h, ts[i].k0, tilts, kms[i]);
+    detail::tilted_log_mgfs(ts[i].e, ts[i].off, h, ts[i].k0, tilts, kes[i]);
+  }
   // mass-error bound at t = 0 (flat) and at each tilt t
   {
     double lg = 0.0, ktot = 0.0;
@@ -684,12 +723,11 @@ composed_pld compose_grid(const std::vector<const grid_pmf*>& pmfs,
     }
     r.err0_ = std::exp(ktot) * std::expm1(lg);
   }
-  for (int j = -28; j <= 28; ++j) {
-    if (j == 0) continue;
-    const double t = (j > 0 ? 1.0 : -1.0) * std::pow(2.0, std::abs(j) - 20.0);
+  for (std::size_t jt = 0; jt < tilts.size(); ++jt) {
+    const double t = tilts[jt];
     double k = 0.0, lg = 0.0;
     for (std::size_t i = 0; i < ts.size(); ++i) {
-      const double km = mgfs[i].log_mgf(t), ke = emgfs[i].log_mgf(t);
+      const double km = kms[i][jt], ke = kes[i][jt];
       k += static_cast<double>(ts[i].n) * km;
       if (std::isfinite(km) && std::isfinite(ke)) lg += static_cast<double>(ts[i].n) * std::log1p(std::exp(ke - km));
     }
@@ -1121,19 +1159,56 @@ double composed_pld::beta_from_lower_delta(double a) const {
 // ------------------------------------------------------------------ shared helpers
 namespace detail {
 
-double tilted_log_mgf(const std::vector<double>& v, double off, double h, std::int64_t k0, double t) {
+void tilted_log_mgfs(const std::vector<double>& v, double off, double h, std::int64_t k0,
+                     const std::vector<double>& ts, std::vector<double>& out) {
+  out.assign(ts.size(), -kInf);
   const std::size_t n = v.size();
-  if (n == 0) return -kInf;
-  const double s = std::exp(-std::fabs(t) * h);
-  double acc = 0.0;
-  if (t > 0) {
-    for (std::size_t i = 0; i < n; ++i) acc = acc * s + std::max(0.0, v[i]);
-    const double top = off + static_cast<double>(k0 + static_cast<std::int64_t>(n) - 1) * h;
-    return acc > 0 ? t * top + std::log(acc) + 1e-9 : -kInf;
+  if (n == 0) return;
+  // One pass per sign over v for all tilts of that sign: the tilts' Horner
+  // chains are independent, so the inner loop over them vectorizes (one
+  // chain at a time is bound by the latency of its multiply-add). Each
+  // chain does exactly the arithmetic of a pass of its own.
+  constexpr std::size_t kBlock = 32;
+  for (int sign : {1, -1}) {
+    std::size_t idx[kBlock];
+    double sc[kBlock], acc[kBlock];
+    std::size_t m = 0;
+    auto flush = [&] {
+      if (m == 0) return;
+      for (std::size_t j = 0; j < m; ++j) acc[j] = 0.0;
+      if (sign > 0) {
+        for (std::size_t i = 0; i < n; ++i) {
+          const double x = std::max(0.0, v[i]);
+          for (std::size_t j = 0; j < m; ++j) acc[j] = acc[j] * sc[j] + x;
+        }
+      } else {
+        for (std::size_t i = n; i-- > 0;) {
+          const double x = std::max(0.0, v[i]);
+          for (std::size_t j = 0; j < m; ++j) acc[j] = acc[j] * sc[j] + x;
+        }
+      }
+      const double top = off + static_cast<double>(k0 + static_cast<std::int64_t>(n) - 1) * h;
+      const double bot = off + static_cast<double>(k0) * h;
+      for (std::size_t j = 0; j < m; ++j) {
+        const double t = ts[idx[j]];
+        out[idx[j]] = acc[j] > 0 ? t * (sign > 0 ? top : bot) + std::log(acc[j]) + 1e-9 : -kInf;
+      }
+      m = 0;
+    };
+    for (std::size_t j = 0; j < ts.size(); ++j) {
+      if ((ts[j] > 0) != (sign > 0)) continue;
+      idx[m] = j;
+      sc[m] = std::exp(-std::fabs(ts[j]) * h);
+      if (++m == kBlock) flush();
+    }
+    flush();
   }
-  for (std::size_t i = n; i-- > 0;) acc = acc * s + std::max(0.0, v[i]);
-  const double bot = off + static_cast<double>(k0) * h;
-  return acc > 0 ? t * bot + std::log(acc) + 1e-9 : -kInf;
+}
+
+double tilted_log_mgf(const std::vector<double>& v, double off, double h, std::int64_t k0, double t) {
+  std::vector<double> out;
+  tilted_log_mgfs(v, off, h, k0, {t}, out);
+  return out[0];
 }
 
 double loss_cut(const loss_law& law, double tau, bool upper, int bisections) {

@@ -15,6 +15,10 @@ namespace fdp::detail {
 /// extreme loss for the sign of t (nothing overflows); +1e-9 covers the
 /// rounding of the recurrence, so the result is an upper bound.
 double tilted_log_mgf(const std::vector<double>& x, double off, double h, std::int64_t k0, double t);
+/// The same at every tilt of ts (out[j] for ts[j]), in one pass over x per
+/// sign: bit-identical to tilted_log_mgf at each tilt, several times faster.
+void tilted_log_mgfs(const std::vector<double>& x, double off, double h, std::int64_t k0,
+                     const std::vector<double>& ts, std::vector<double>& out);
 
 /// A loss beyond which the law's mass is at most tau on both measures (the
 /// law's own end when finite): doubling steps of law.scale() outward from 0,

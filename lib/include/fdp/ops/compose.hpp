@@ -57,6 +57,10 @@ struct compose_options {
   /// > 0: the first grid's step (0: chosen from the terms' loss spread).
   /// Staged composition sets it for its first stage.
   double initial_step = 0.0;
+  /// The result will itself be composed this many times (>= 1; staged
+  /// composition sets it for its first stage): accuracy budgets that are
+  /// shared among the terms are shared among outer_times as many.
+  std::int64_t outer_times = 1;
   /// 1: compute on the calling thread only; otherwise the pessimistic and
   /// optimistic sides of large grids are computed on two threads.
   int threads = 0;
