@@ -139,9 +139,10 @@ class sweeper {
   };
 
  public:
-  sweeper(const loss_law& law, double h, double off, double lo, double hi, double coarse = 0.0)
+  sweeper(const loss_law& law, double h, double off, double lo, double hi, double coarse = 0.0,
+          bool cap_end = true)
       : law_(law), h_(h), off_(off), true_atoms_(law.atoms()) {
-    if (coarse > 0 && true_atoms_.empty()) set_strides(coarse);
+    if (coarse > 0 && true_atoms_.empty()) set_strides(coarse, cap_end);
     for (const auto& a : true_atoms_) atoms_.push_back({a.loss, a.p, a.q, 0.0});
     klo_ = static_cast<std::int64_t>(std::floor((std::max(lo, law.lo()) - off) / h + 1e-9));
     khi_ = static_cast<std::int64_t>(std::floor((std::min(hi, law.hi()) - off) / h + 1e-9));
@@ -366,11 +367,16 @@ class sweeper {
   // coarse / expm1(2 m_j h) (P or Q): the curve moves by at most `coarse`.
   // This costs tightness, never soundness.
   static constexpr int kStrideLevels = 10;  // strides 2 .. 1024
-  void set_strides(double coarse) {
+  void set_strides(double coarse, bool cap_end) {
     for (int j = 1; j <= kStrideLevels; ++j) {
       const double tau = coarse / std::expm1(2.0 * static_cast<double>(1 << j) * h_);
       if (!std::isfinite(law_.hi())) up_.push_back(detail::loss_cut(law_, tau, true, 30));
-      if (!std::isfinite(law_.lo())) down_.push_back(detail::loss_cut(law_, tau, false, 30));
+      // (the lower tail is where the sweep ends: its last group may not
+      // balance, and a two-tailed sweep then tries other phases (discretize);
+      // with cap_end no group there holds more than `coarse`, so that what
+      // is left unbalanced stays about that small)
+      if (!std::isfinite(law_.lo()))
+        down_.push_back(detail::loss_cut(law_, cap_end ? std::min(tau, coarse) : tau, false, 30));
     }
   }
   // The stride for a group whose largest admissible target is kt, with the
@@ -607,14 +613,16 @@ grid_pmf discretize(const loss_law& law, double h, double offset, double lo_cut,
     // least mass unbalanced at the end (dropped or kept with a mismatch).
     grid_pmf best = sweeper(law, h, offset, lo, hi, coarse).run(0);
     auto bad = [](const grid_pmf& g) { return g.dropped_p + g.dropped_q + g.leftover; };
-    for (int shift = 1; shift <= 3 && bad(best) > 1e-12; ++shift) {
+    // (with coarse tail groups, the last one may leave about `coarse`
+    // unbalanced: as much as the coarse grouping itself may cost)
+    for (int shift = 1; shift <= 3 && bad(best) > std::max(1e-12, 4 * coarse); ++shift) {
       grid_pmf g = sweeper(law, h, offset, lo, hi, coarse).run(shift);
       if (bad(g) < bad(best)) best = std::move(g);
     }
     return best;
   }
   const reflected_law rl(law);
-  const grid_pmf g = sweeper(rl, h, -offset, -hi, -lo, coarse).run();
+  const grid_pmf g = sweeper(rl, h, -offset, -hi, -lo, coarse, false).run();
   grid_pmf r;
   r.h = h;
   r.offset = offset;
