@@ -213,16 +213,6 @@ ipld_term make_term(const grid_pmf& g, bool use_p, double h) {
   return t;
 }
 
-std::complex<double> cpow_int(std::complex<double> z, std::int64_t n) {
-  std::complex<double> r(1.0, 0.0);
-  while (n > 0) {
-    if (n & 1) r *= z;
-    n >>= 1;
-    if (n) z *= z;
-  }
-  return r;
-}
-
 // Rounding of z^n by repeated squaring: an error made at a squaring is raised
 // to the power of the squarings after it, so the relative error grows like
 // n (not log n) multiplications' worth; count n (+ the product into Z).
@@ -407,7 +397,7 @@ void incremental_pld::incorporate(std::size_t gi, std::int64_t n, bool fresh_pow
       for (std::size_t j = 0; j < nc; ++j) C.Z[j] *= S[j];
       C.mults += 1.0;
     } else {
-      for (std::size_t j = 0; j < nc; ++j) C.Z[j] *= detail::cpow_int(S[j], n);
+      detail::mul_pow_all(C.Z.data(), S.data(), nc, n);
       C.mults += detail::mults_for(n);
     }
   }

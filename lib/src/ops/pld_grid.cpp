@@ -537,16 +537,6 @@ std::int64_t good_size(std::int64_t n) {
   return best;
 }
 
-std::complex<double> cpow_int(std::complex<double> z, std::int64_t n) {
-  std::complex<double> r(1.0, 0.0);
-  while (n > 0) {
-    if (n & 1) r *= z;
-    n >>= 1;
-    if (n) z *= z;
-  }
-  return r;
-}
-
 // The law of the swapped pair (Q, P): loss -L, masses swapped. Sweeping it
 // top-down is sweeping the original bottom-up.
 class reflected_law final : public loss_law {
@@ -889,19 +879,16 @@ composed_pld compose_grid(const std::vector<const grid_pmf*>& pmfs,
       std::fill(in, in + nn, 0.0);
       std::copy(t.x.begin(), t.x.end(), in);
       fftw_execute_dft_r2c(plans->fwd, in, out);
-      for (std::size_t j = 0; j < nc; ++j) {
-        const std::complex<double> xj(out[j][0], out[j][1]);
-        acc_bound(j, std::sqrt(std::norm(xj)));  // (|X| <= 1: no overflow; hypot is 3x slower)
-        Z[j] *= cpow_int(xj, t.n);
-      }
+      // (fftw_complex is laid out as std::complex<double>)
+      const auto* xo = reinterpret_cast<const std::complex<double>*>(out);
+      for (std::size_t j = 0; j < nc; ++j) acc_bound(j, std::sqrt(std::norm(xo[j])));  // (|X| <= 1; hypot is 3x slower)
+      detail::mul_pow_all(Z.data(), xo, nc, t.n);
     } else {
       std::fill(buf.begin(), buf.end(), 0.0);
       std::copy(t.x.begin(), t.x.end(), buf.begin());
       kiss.fwd(X, buf);
-      for (std::size_t j = 0; j < nc; ++j) {
-        acc_bound(j, std::sqrt(std::norm(X[j])));
-        Z[j] *= cpow_int(X[j], t.n);
-      }
+      for (std::size_t j = 0; j < nc; ++j) acc_bound(j, std::sqrt(std::norm(X[j])));
+      detail::mul_pow_all(Z.data(), X.data(), nc, t.n);
     }
     pow_terms += 2.0 * std::log2(static_cast<double>(t.n) + 1.0) + 4.0;
   }
@@ -939,9 +926,12 @@ composed_pld compose_grid(const std::vector<const grid_pmf*>& pmfs,
   const double zn = std::sqrt(z2);
   double dz2 = 0.0;
   for (std::size_t j = 0; j < nc; ++j) {
-    // U - V = V expm1(logU - logV) (or U when V = 0)
-    const double v = std::isfinite(logV[j]) ? std::exp(logV[j]) : 0.0;
-    const double b = (v > 0 ? v * std::expm1(logU[j] - logV[j]) : std::exp(logU[j])) + kU * pow_terms * v;
+    // U - V = V expm1(logU - logV) (or U when V = 0). (Below e^-746 the
+    // exponentials are 0: tested first, as glibc's underflow path is slow
+    // and most frequencies of a long composition are there.)
+    auto exp0 = [](double x) { return x > -746.0 ? std::exp(x) : 0.0; };
+    const double v = exp0(logV[j]);
+    const double b = (v > 0 ? v * std::expm1(logU[j] - logV[j]) : exp0(logU[j])) + kU * pow_terms * v;
     const double w = (j == 0 || (nn % 2 == 0 && j == nc - 1)) ? 1.0 : 2.0;
     dz2 += w * b * b;
   }
@@ -1190,6 +1180,44 @@ double composed_pld::beta_from_lower_delta(double a) const {
 
 // ------------------------------------------------------------------ shared helpers
 namespace detail {
+
+void mul_pow_all(std::complex<double>* Z, const std::complex<double>* X, std::size_t m, std::int64_t n) {
+  // split into real and imaginary parts (structure of arrays), per block
+  constexpr std::size_t kBlock = 1024;
+  double zr[kBlock], zi[kBlock], rr[kBlock], ri[kBlock];
+  for (std::size_t b0 = 0; b0 < m; b0 += kBlock) {
+    const std::size_t len = std::min(kBlock, m - b0);
+    for (std::size_t j = 0; j < len; ++j) {
+      zr[j] = X[b0 + j].real();
+      zi[j] = X[b0 + j].imag();
+      rr[j] = 1.0;
+      ri[j] = 0.0;
+    }
+    for (std::int64_t k = n; k > 0;) {
+      if (k & 1) {
+        for (std::size_t j = 0; j < len; ++j) {
+          const double a = rr[j] * zr[j] - ri[j] * zi[j];
+          const double c = rr[j] * zi[j] + ri[j] * zr[j];
+          rr[j] = a;
+          ri[j] = c;
+        }
+      }
+      k >>= 1;
+      if (k) {
+        for (std::size_t j = 0; j < len; ++j) {
+          const double a = zr[j] * zr[j] - zi[j] * zi[j];
+          const double c = zr[j] * zi[j] + zi[j] * zr[j];
+          zr[j] = a;
+          zi[j] = c;
+        }
+      }
+    }
+    for (std::size_t j = 0; j < len; ++j) {
+      const double zre = Z[b0 + j].real(), zim = Z[b0 + j].imag();
+      Z[b0 + j] = std::complex<double>(zre * rr[j] - zim * ri[j], zre * ri[j] + zim * rr[j]);
+    }
+  }
+}
 
 void tilted_log_mgfs(const std::vector<double>& v, double off, double h, std::int64_t k0,
                      const std::vector<double>& ts, std::vector<double>& out) {

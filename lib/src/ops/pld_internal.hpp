@@ -3,6 +3,8 @@
 // (budget/incremental_pld.cpp). Defined in pld_grid.cpp.
 #pragma once
 
+#include <complex>
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -19,6 +21,12 @@ double tilted_log_mgf(const std::vector<double>& x, double off, double h, std::i
 /// sign: bit-identical to tilted_log_mgf at each tilt, several times faster.
 void tilted_log_mgfs(const std::vector<double>& x, double off, double h, std::int64_t k0,
                      const std::vector<double>& ts, std::vector<double>& out);
+
+/// Z[j] *= X[j]^n for j < m, by repeated squaring: the same multiplications
+/// in the same order as std::complex's own for each j (finite inputs: the
+/// same results), done for all j at once so that the loops over j
+/// vectorize (one z^n alone is a chain bound by multiply latency).
+void mul_pow_all(std::complex<double>* Z, const std::complex<double>* X, std::size_t m, std::int64_t n);
 
 /// A loss beyond which the law's mass is at most tau on both measures (the
 /// law's own end when finite): doubling steps of law.scale() outward from 0,
