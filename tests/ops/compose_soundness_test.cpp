@@ -1115,6 +1115,11 @@ TEST(ComposeBadInput, SpecsAndOptions) {
     o.stage_min = -1;
     expect_invalid(comp("laplace:b=1,times=3", o), "stage_min", "stage_min=-1");
   }
+  for (std::int64_t n : {0, -3}) {
+    compose_options o;
+    o.outer_times = n;
+    expect_invalid(comp("laplace:b=1,times=3", o), "outer_times", "outer_times=" + std::to_string(n));
+  }
   expect_invalid([]() { (void)compose(std::vector<spec>{}); }, "spec", "no specs");
   // a spec built by hand (not through parse_spec) with times < 1
   for (std::int64_t n : {0, -5}) {

@@ -7,7 +7,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "fdp/core/curve.hpp"
@@ -236,6 +238,14 @@ TEST(PldGrid, BadInput) {
   EXPECT_THROW(discretize(*law, -1.0, 0, -1, 1, pld_side::optimistic), std::invalid_argument);
   EXPECT_THROW(discretize(*law, 1e-12, 0, -1e6, 1e6, pld_side::optimistic), evaluation_error);
   EXPECT_THROW(compose_grid({}, {}, false, 1e-16), std::invalid_argument);
+  for (double c : {-1e-12, std::nan(""), std::numeric_limits<double>::infinity()}) {
+    try {
+      discretize(*law, 0.1, 0, -1, 1, pld_side::optimistic, c);
+      ADD_FAILURE() << "coarse=" << c << " accepted";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find("coarse"), std::string::npos) << e.what();
+    }
+  }
 }
 
 }  // namespace

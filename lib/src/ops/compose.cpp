@@ -296,9 +296,9 @@ double auto_step(const std::vector<compose_term>& terms) {
 }
 
 // The terms with every long repetition replaced by its staged form. Stage
-// one is a single pass on the grid the one-grid composition of the whole
-// list would start with, times step_scale (the per-term accuracy is what
-// that step is chosen for; only the window is smaller).
+// one is a single pass on the grid the k-fold's own one-grid composition
+// would start with, times step_scale; its accuracy budgets are shared among
+// all n terms (compose_options::outer_times).
 std::optional<std::vector<compose_term>> staged_terms(const std::vector<compose_term>& terms,
                                                       const compose_options& opt, double step_scale) {
   auto staged = [&](const compose_term& t) { return opt.stage_min > 0 && t.times >= opt.stage_min && !t.law_opt; };
