@@ -1000,6 +1000,8 @@ composed_pld composed_pld::from_lattice(double h, double offset, std::int64_t k0
 }
 
 void composed_pld::finish() {
+  tail_env_.build(cher_t_, cher_k_);
+  err_env_.build(cher_t_, err_k_);
   const std::size_t n = m_.size();
   sm_.assign(n + 1, 0.0);
   se_.assign(n + 1, 0.0);
@@ -1034,18 +1036,45 @@ double composed_pld::delta_raw(double eps) const {
 
 // (min_i e^{a_i} = e^{min_i a_i}: exp is monotone, also in floating point,
 // so one exp per call instead of one per tilt)
+// The lower envelope of the lines k_i - t_i eps (t_i > 0, k_i finite): as eps
+// grows, lines of larger t take over. Any line is a valid Chernoff bound, so
+// a query that picks a neighbour of the best line at a breakpoint (rounding)
+// is still a bound, only by a rounding error less tight.
+void composed_pld::line_min::build(const std::vector<double>& ts, const std::vector<double>& ks) {
+  t.clear(), k.clear(), x.clear();
+  std::vector<std::pair<double, double>> l;
+  for (std::size_t i = 0; i < ts.size() && i < ks.size(); ++i)
+    if (ts[i] > 0 && std::isfinite(ks[i])) l.emplace_back(ts[i], ks[i]);
+  std::sort(l.begin(), l.end());
+  auto cross = [](double t1, double k1, double t2, double k2) { return (k2 - k1) / (t2 - t1); };
+  for (const auto& [ti, ki] : l) {
+    if (!t.empty() && ti == t.back()) {  // same slope: keep the lower line
+      if (ki >= k.back()) continue;
+      t.pop_back(), k.pop_back();
+      if (!x.empty()) x.pop_back();
+    }
+    while (t.size() >= 2 && cross(t[t.size() - 2], k[k.size() - 2], ti, ki) <= x.back()) {
+      t.pop_back(), k.pop_back(), x.pop_back();
+    }
+    if (!t.empty()) x.push_back(cross(t.back(), k.back(), ti, ki));
+    t.push_back(ti);
+    k.push_back(ki);
+  }
+}
+
+double composed_pld::line_min::at(double eps) const {
+  if (t.empty()) return kInf;
+  // line j is the lowest on [x_{j-1}, x_j)
+  const std::size_t j = static_cast<std::size_t>(std::upper_bound(x.begin(), x.end(), eps) - x.begin());
+  return k[j] - t[j] * eps;
+}
+
 double composed_pld::tail_bound_above(double eps) const {
-  double a = kInf;
-  for (std::size_t i = 0; i < cher_t_.size(); ++i)
-    if (cher_t_[i] > 0 && std::isfinite(cher_k_[i])) a = std::min(a, cher_k_[i] - cher_t_[i] * eps);
-  return std::min(tail_hi_, std::exp(a));
+  return std::min(tail_hi_, std::exp(tail_env_.at(eps)));
 }
 
 double composed_pld::mass_error_above(double eps) const {
-  double a = kInf;
-  for (std::size_t i = 0; i < cher_t_.size(); ++i)
-    if (cher_t_[i] > 0 && std::isfinite(err_k_[i])) a = std::min(a, err_k_[i] - cher_t_[i] * eps);
-  return std::min(err0_, std::exp(a));
+  return std::min(err0_, std::exp(err_env_.at(eps)));
 }
 
 double composed_pld::slack(std::size_t j) const {

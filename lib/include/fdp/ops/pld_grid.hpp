@@ -146,6 +146,14 @@ class composed_pld {
   double err0_ = 0;
   // Chernoff data: composed log-MGF at fixed t values, for tails beyond the window.
   std::vector<double> cher_t_, cher_k_;
+  // min over the positive tilts t of (k_t - t eps), as the lower envelope of
+  // those lines (built by finish(); a query is a binary search, not a scan)
+  struct line_min {
+    std::vector<double> t, k, x;  // hull lines by increasing t; x: breakpoints
+    void build(const std::vector<double>& ts, const std::vector<double>& ks);
+    double at(double eps) const;  // +inf without lines
+  };
+  line_min tail_env_, err_env_;
 };
 
 /// Composes terms (pmf_i, n_i): Q-law of T(P,Q) if use_p is false, P-law
