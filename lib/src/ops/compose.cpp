@@ -273,6 +273,11 @@ constexpr double kAccumulationPhase = 0.05;
 // matters.
 namespace {
 
+// opt.max_grid (0: none) capped at `limit` points.
+std::size_t capped_grid(std::size_t max_grid, std::size_t limit) {
+  return max_grid > 0 ? std::min(max_grid, limit) : limit;
+}
+
 // The first grid step for a list of terms (see compose_terms).
 double auto_step(const std::vector<compose_term>& terms) {
   double var = 0.0, cnt = 0.0;
@@ -327,7 +332,7 @@ std::optional<std::vector<compose_term>> staged_terms(const std::vector<compose_
     // the first stage is a sqrt(n)-fold: a grid beyond 2^20 points means the
     // one-term resolution is too fine for staging to pay (the one-grid path
     // then decides, or refuses)
-    o1.max_grid = opt.max_grid > 0 ? std::min<std::size_t>(opt.max_grid, std::size_t(1) << 20) : std::size_t(1) << 20;
+    o1.max_grid = capped_grid(opt.max_grid, std::size_t(1) << 20);
     o1.outer_times = r * std::max<std::int64_t>(opt.outer_times, 1);
     std::optional<curve> lo, hi;
     try {
@@ -420,7 +425,7 @@ composition compose_terms(const std::vector<compose_term>& terms_in, const compo
         // (a second stage beyond 2^22 points means staging does not pay:
         // near-identity terms whose polygons span far more than their spread)
         compose_options o2 = opt;
-        o2.max_grid = opt.max_grid > 0 ? std::min<std::size_t>(opt.max_grid, std::size_t(1) << 22) : std::size_t(1) << 22;
+        o2.max_grid = capped_grid(opt.max_grid, std::size_t(1) << 22);
         cs = compose_terms(*st, o2);
       } catch (const evaluation_error&) {
         break;  // keep the best so far, or fall back to one grid

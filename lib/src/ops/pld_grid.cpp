@@ -1034,8 +1034,6 @@ double composed_pld::delta_raw(double eps) const {
   return m_inf_ + sm_[j] - std::exp(eps - lj) * se_[j];
 }
 
-// (min_i e^{a_i} = e^{min_i a_i}: exp is monotone, also in floating point,
-// so one exp per call instead of one per tilt)
 // The lower envelope of the lines k_i - t_i eps (t_i > 0, k_i finite): as eps
 // grows, lines of larger t take over. Any line is a valid Chernoff bound, so
 // a query that picks a neighbour of the best line at a breakpoint (rounding)
@@ -1069,6 +1067,8 @@ double composed_pld::line_min::at(double eps) const {
   return k[j] - t[j] * eps;
 }
 
+// (min_i e^{a_i} = e^{min_i a_i}: exp is monotone, also in floating point,
+// so one exp of the envelope's minimum instead of one per tilt)
 double composed_pld::tail_bound_above(double eps) const {
   return std::min(tail_hi_, std::exp(tail_env_.at(eps)));
 }
@@ -1292,12 +1292,6 @@ void tilted_log_mgfs(const std::vector<double>& v, double off, double h, std::in
     }
     flush();
   }
-}
-
-double tilted_log_mgf(const std::vector<double>& v, double off, double h, std::int64_t k0, double t) {
-  std::vector<double> out;
-  tilted_log_mgfs(v, off, h, k0, {t}, out);
-  return out[0];
 }
 
 double loss_cut(const loss_law& law, double tau, bool upper, int bisections) {

@@ -13,12 +13,11 @@
 namespace fdp::detail {
 
 /// log sum_i x_i e^{t lambda_i} with lambda_i = off + (k0 + i) h over the
-/// positive x_i, by Horner's rule in s = e^{-|t| h} <= 1 anchored at the
-/// extreme loss for the sign of t (nothing overflows); +1e-9 covers the
-/// rounding of the recurrence, so the result is an upper bound.
-double tilted_log_mgf(const std::vector<double>& x, double off, double h, std::int64_t k0, double t);
-/// The same at every tilt of ts (out[j] for ts[j]), in one pass over x per
-/// sign: bit-identical to tilted_log_mgf at each tilt, several times faster.
+/// positive x_i, for every tilt t of ts (out[j] for ts[j]), by Horner's rule
+/// in s = e^{-|t| h} <= 1 anchored at the extreme loss for the sign of t
+/// (nothing overflows); +1e-9 covers the rounding of the recurrence, so each
+/// result is an upper bound. One pass over x per sign serves all the tilts
+/// of that sign.
 void tilted_log_mgfs(const std::vector<double>& x, double off, double h, std::int64_t k0,
                      const std::vector<double>& ts, std::vector<double>& out);
 
