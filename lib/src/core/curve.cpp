@@ -69,10 +69,18 @@ curve curve::from_points(std::vector<point> pts, hull_policy policy) {
   }
   std::vector<std::size_t> order(pts.size());
   std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(),
-                   [&](std::size_t x, std::size_t y) { return pts[x].alpha < pts[y].alpha; });
+  // (polygons built by the library arrive in alpha order: the stable sort
+  // would return the identity)
+  const bool sorted = std::is_sorted(pts.begin(), pts.end(),
+                                     [](const point& x, const point& y) { return x.alpha < y.alpha; });
+  if (!sorted) {
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t x, std::size_t y) { return pts[x].alpha < pts[y].alpha; });
+  }
   std::vector<point> s;
   std::vector<std::size_t> orig;
+  s.reserve(pts.size() + 2);
+  orig.reserve(pts.size());
   for (std::size_t k : order) {
     point p{pts[k].alpha, std::min(pts[k].beta, 1.0 - pts[k].alpha)};
     if (!s.empty() && s.back().alpha == p.alpha) {
@@ -250,11 +258,12 @@ bool is_symmetric(const curve& f) {
 }
 
 curve pointwise_max(const curve& a, const curve& b) {
-  std::vector<double> xs(a.alpha());
-  xs.insert(xs.end(), b.alpha().begin(), b.alpha().end());
-  std::sort(xs.begin(), xs.end());
+  // (both vertex lists are sorted: merged, not sorted again)
+  std::vector<double> xs(a.alpha().size() + b.alpha().size());
+  std::merge(a.alpha().begin(), a.alpha().end(), b.alpha().begin(), b.alpha().end(), xs.begin());
   xs.erase(std::unique(xs.begin(), xs.end()), xs.end());
   std::vector<curve::point> pts;
+  pts.reserve(xs.size() + xs.size() / 8);
   for (std::size_t i = 0; i < xs.size(); ++i) {
     const double fa = beta(a, xs[i]), fb = beta(b, xs[i]);
     pts.push_back({xs[i], std::max(fa, fb)});

@@ -1089,12 +1089,32 @@ namespace fdp {
 curve envelope_of_lines(std::vector<double> c, std::vector<double> s) {
   // lines y = c - s a, plus y = 0 (s = 0); keep the upper envelope on [0, 1].
   std::vector<std::size_t> idx;
+  idx.reserve(c.size());
   for (std::size_t i = 0; i < c.size(); ++i)
     if (std::isfinite(c[i]) && std::isfinite(s[i]) && s[i] > 0) idx.push_back(i);
-  std::sort(idx.begin(), idx.end(), [&](std::size_t a, std::size_t b) {
+  const auto steeper = [&](std::size_t a, std::size_t b) {
     return s[a] > s[b] || (s[a] == s[b] && c[a] > c[b]);
-  });
+  };
+  // (the grids' lines come in eps order, flattest first: reversed, they are
+  // in slope order and only runs of equal slopes, short, need sorting; the
+  // full sort is for any other input)
+  if (!std::is_sorted(idx.begin(), idx.end(), steeper)) {
+    std::reverse(idx.begin(), idx.end());
+    const auto by_slope = [&](std::size_t a, std::size_t b) { return s[a] > s[b]; };
+    if (std::is_sorted(idx.begin(), idx.end(), by_slope)) {
+      for (auto it = idx.begin(); it != idx.end();) {
+        auto end = it + 1;
+        while (end != idx.end() && s[*end] == s[*it]) ++end;
+        if (end - it > 1) std::sort(it, end, steeper);
+        it = end;
+      }
+    } else {
+      std::sort(idx.begin(), idx.end(), steeper);
+    }
+  }
   std::vector<double> C, S;
+  C.reserve(idx.size() + 1);
+  S.reserve(idx.size() + 1);
   for (std::size_t i : idx) {
     if (!S.empty() && S.back() == s[i]) continue;  // same slope, smaller intercept
     C.push_back(c[i]);
@@ -1130,6 +1150,7 @@ curve envelope_of_lines(std::vector<double> c, std::vector<double> s) {
     hs.push_back(S[i]);
   }
   std::vector<curve::point> pts;
+  pts.reserve(hc.size() + 2);
   pts.push_back({0.0, std::clamp(hc.front(), 0.0, 1.0)});
   for (std::size_t k = 0; k + 1 < hc.size(); ++k) {
     const double x = cross(hc[k], hs[k], hc[k + 1], hs[k + 1]);

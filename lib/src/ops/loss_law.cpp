@@ -17,8 +17,8 @@ class discrete_law_impl final : public loss_law {
  public:
   discrete_law_impl(std::vector<loss_atom> atoms, double pn, double qp, bool sym, std::string name)
       : atoms_(std::move(atoms)), pn_(pn), qp_(qp), sym_(sym), name_(std::move(name)) {
-    std::sort(atoms_.begin(), atoms_.end(),
-              [](const loss_atom& a, const loss_atom& b) { return a.loss < b.loss; });
+    const auto below = [](const loss_atom& a, const loss_atom& b) { return a.loss < b.loss; };
+    if (!std::is_sorted(atoms_.begin(), atoms_.end(), below)) std::sort(atoms_.begin(), atoms_.end(), below);
     // merge equal losses
     std::vector<loss_atom> m;
     for (const auto& a : atoms_) {
@@ -145,6 +145,7 @@ class subsampled_gaussian_impl final : public loss_law {
  public:
   subsampled_gaussian_impl(double sigma, double d, double q) : s_(sigma), d_(d), q_(q) {
     lo_ = q_ < 1 ? std::log1p(-q_) : -kInf;
+    scale_ = spread();  // (once: the tail cuts ask for it a dozen times per grid)
   }
   double x_of(double l) const {
     if (l <= lo_) return -kInf;
@@ -162,7 +163,14 @@ class subsampled_gaussian_impl final : public loss_law {
   double lo() const override { return lo_; }
   double hi() const override { return kInf; }
   bool symmetric() const override { return q_ == 1.0; }
-  double scale() const override {
+  double scale() const override { return scale_; }
+  std::string describe() const override {
+    return "subsampled-gaussian(sigma=" + detail::format_value(s_) +
+           ",q=" + detail::format_value(q_) + ")";
+  }
+
+ private:
+  double spread() const {
     // sd of L under Q by a coarse quadrature over x (for grid sizing only).
     double m1 = 0, m2 = 0, w = 0;
     for (int i = -800; i <= 800; ++i) {
@@ -183,13 +191,7 @@ class subsampled_gaussian_impl final : public loss_law {
     m2 /= w;
     return std::sqrt(std::max(1e-300, m2 - m1 * m1));
   }
-  std::string describe() const override {
-    return "subsampled-gaussian(sigma=" + detail::format_value(s_) +
-           ",q=" + detail::format_value(q_) + ")";
-  }
-
- private:
-  double s_, d_, q_, lo_;
+  double s_, d_, q_, lo_, scale_ = 0.0;
 };
 
 // ------------------------------------------------------------ subsampled Laplace

@@ -163,7 +163,8 @@ class sweeper {
       }
     }
     // (snapping moves atoms by at most ~1e-9 h; keep the list sorted anyway)
-    std::stable_sort(atoms_.begin(), atoms_.end(), [](const satom& u, const satom& v) { return u.loss < v.loss; });
+    const auto below = [](const satom& u, const satom& v) { return u.loss < v.loss; };
+    if (!std::is_sorted(atoms_.begin(), atoms_.end(), below)) std::stable_sort(atoms_.begin(), atoms_.end(), below);
     r_.h = h;
     r_.offset = off;
     r_.k0 = klo_;
