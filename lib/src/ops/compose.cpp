@@ -334,26 +334,39 @@ std::optional<std::vector<compose_term>> staged_terms(const std::vector<compose_
     // then decides, or refuses)
     o1.max_grid = capped_grid(opt.max_grid, std::size_t(1) << 20);
     o1.outer_times = r * std::max<std::int64_t>(opt.outer_times, 1);
-    std::optional<curve> lo, hi;
-    try {
-      const composition c1 = compose_terms({t1}, o1);
-      lo = c1.forward_lower_curve();
-      hi = c1.forward_upper_curve();
-    } catch (const evaluation_error&) {
-      return std::nullopt;  // not representable in stages: one grid as before
-    }
     const bool sym = t.law->symmetric();
     auto law_of = [&](const curve& c, const char* which) {
       const pld d = to_pld(c);
       std::vector<loss_atom> at;
+      at.reserve(d.loss.size());
       for (std::size_t i = 0; i < d.loss.size(); ++i) at.push_back({d.loss[i], d.p[i], d.q[i]});
       return std::shared_ptr<const loss_law>(
           discrete_law(std::move(at), d.p_neg_inf, d.q_pos_inf, sym,
                        t.text + " (" + std::to_string(k) + "-fold, " + which + ")"));
     };
     compose_term s;
-    s.law = law_of(*lo, "lower polygon");
-    s.law_opt = law_of(*hi, "upper polygon");
+    try {
+      const composition c1 = compose_terms({t1}, o1);
+      // The two polygons (and their laws) are independent: the upper one is
+      // built on a second thread unless opt.threads == 1.
+      auto upper = [&] { return law_of(c1.forward_upper_curve(), "upper polygon"); };
+      if (opt.threads != 1) {
+        auto fut = std::async(std::launch::async, upper);
+        std::exception_ptr err;
+        try {
+          s.law = law_of(c1.forward_lower_curve(), "lower polygon");
+        } catch (...) {
+          err = std::current_exception();
+        }
+        s.law_opt = fut.get();  // (joins before c1 goes out of scope; rethrows its error)
+        if (err) std::rethrow_exception(err);
+      } else {
+        s.law = law_of(c1.forward_lower_curve(), "lower polygon");
+        s.law_opt = upper();
+      }
+    } catch (const evaluation_error&) {
+      return std::nullopt;  // not representable in stages: one grid as before
+    }
     s.times = r;
     s.text = t.text + " (staged: " + std::to_string(k) + "-fold, then x" + std::to_string(r) + ")";
     out.push_back(std::move(s));
