@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The large soundness sweep (issue: hardening): random heterogeneous
 # compositions of gdp / gaussian / epsdelta terms with exact answers (GDP closed
-# forms, binomial k-fold f_{eps,0}) run through the PLD engine under many seeds;
+# forms, binomial k-fold f_{eps,0}) run through the PLD engine under many seeds,
+# with staged long repetitions and asymmetric discrete laws (exact by enumeration);
 # every bracket (delta, epsilon, beta, curves, mu) must contain the truth.
 # CI runs one seed with 600 cases (tests/ops/compose_soundness_test.cpp); the
 # exact Laplace compositions (tests/golden/compose_golden.csv, mpmath) run in
@@ -17,8 +18,9 @@ fail=0
 for s in $(seq 1 "$SEEDS"); do
   rc=0
   # (and staged compositions, n = 2^17 .. 10^6: one per 20 mixes)
-  out=$(FDP_SWEEP_SEED=$s FDP_SWEEP_CASES=$CASES FDP_STAGED_CASES=$((CASES / 20 + 1)) "$BIN" \
-        --gtest_filter='ComposeSweep.RandomMixesBracketTheTruth:ComposeStaged.LongRepetitionsBracketTheTruth' 2>&1) || rc=$?
+  # (and asymmetric discrete laws against their exact composition: one per 10 mixes)
+  out=$(FDP_SWEEP_SEED=$s FDP_SWEEP_CASES=$CASES FDP_STAGED_CASES=$((CASES / 20 + 1)) FDP_ASYM_CASES=$((CASES / 10 + 1)) "$BIN" \
+        --gtest_filter='ComposeSweep.RandomMixesBracketTheTruth:ComposeStaged.LongRepetitionsBracketTheTruth:ComposeAsymmetric.*' 2>&1) || rc=$?
   echo "$out" | grep -E '^\[soundness\]' || true
   if [ $rc != 0 ]; then echo "$out" | grep -E 'miss|FAILED' | head -20; fail=1; fi
 done

@@ -1015,6 +1015,147 @@ TEST(ComposeSweep, RandomMixesBracketTheTruth) {
 // zero-sensitivity mechanism) must give the right answer, not crash. Each
 // case runs in a child process (death-test machinery) so that a crash fails
 // this test only.
+// Asymmetric discrete laws composed n-fold, against the exact composition
+// computed here by enumerating atom counts (multinomial masses in long
+// double). The laws put a heavy atom at the lowest loss (on the grid) and a
+// second atom a fraction of a grid step above it: the optimistic sweep's
+// last group then keeps a remainder whose ratio lies above its grid point
+// (leaning above), the case whose mismatch only the T(Q,P) orientation
+// carries as an error. Both orientations are checked: delta(eps) over eps
+// of both signs (the composition reports the larger of the two profiles),
+// and the forward polygons (forward_lower_curve / forward_upper_curve)
+// against the exact T(P,Q).
+struct exact_discrete {
+  // composed atoms: P-mass, Q-mass, loss
+  std::vector<long double> p, q, l;
+};
+
+exact_discrete compose_exactly(const std::vector<loss_atom>& at, int n) {
+  exact_discrete r;
+  const int k = static_cast<int>(at.size());
+  std::vector<int> c(static_cast<std::size_t>(k), 0);
+  // all count vectors c with sum n (odometer over the first k-1 counts)
+  std::function<void(int, int)> rec = [&](int i, int left) {
+    if (i == k - 1) {
+      c[static_cast<std::size_t>(i)] = left;
+      long double lp = std::lgamma(static_cast<long double>(n) + 1), lq = lp, loss = 0;
+      for (int j = 0; j < k; ++j) {
+        const auto cj = static_cast<long double>(c[static_cast<std::size_t>(j)]);
+        const auto& a = at[static_cast<std::size_t>(j)];
+        lp += -std::lgamma(cj + 1) + cj * std::log(static_cast<long double>(a.p));
+        lq += -std::lgamma(cj + 1) + cj * std::log(static_cast<long double>(a.q));
+        loss += cj * static_cast<long double>(a.loss);
+      }
+      r.p.push_back(std::exp(lp));
+      r.q.push_back(std::exp(lq));
+      r.l.push_back(loss);
+      return;
+    }
+    for (int v = 0; v <= left; ++v) {
+      c[static_cast<std::size_t>(i)] = v;
+      rec(i + 1, left - v);
+    }
+  };
+  rec(0, n);
+  return r;
+}
+
+// max(delta of T(P,Q), delta of T(Q,P)) at eps
+long double exact_delta(const exact_discrete& e, double eps) {
+  long double f = 0, b = 0;
+  const long double x = std::exp(static_cast<long double>(eps));
+  for (std::size_t i = 0; i < e.p.size(); ++i) {
+    f += std::max<long double>(0, e.q[i] - x * e.p[i]);
+    b += std::max<long double>(0, e.p[i] - x * e.q[i]);
+  }
+  return std::max(f, b);
+}
+
+// T(P,Q)(alpha): reject the largest losses first (Neyman-Pearson), the
+// boundary atom fractionally.
+long double exact_beta(const exact_discrete& e, double alpha) {
+  std::vector<std::size_t> idx(e.p.size());
+  for (std::size_t i = 0; i < idx.size(); ++i) idx[i] = i;
+  std::sort(idx.begin(), idx.end(), [&](std::size_t a, std::size_t b) { return e.l[a] > e.l[b]; });
+  long double a = 0, qsum = 0;
+  for (std::size_t i : idx) {
+    if (a + e.p[i] >= alpha) {
+      const long double th = e.p[i] > 0 ? (alpha - a) / e.p[i] : 0;
+      return std::max<long double>(0, 1 - qsum - th * e.q[i]);
+    }
+    a += e.p[i];
+    qsum += e.q[i];
+  }
+  return std::max<long double>(0, 1 - qsum);
+}
+
+TEST(ComposeAsymmetric, DiscreteLawsWithAStrandedBottomBracketTheTruth) {
+  // (FDP_SWEEP_SEED / FDP_ASYM_CASES: other seeds and more cases, as
+  // scripts/soundness_sweep.sh runs them)
+  const char* seed_env = std::getenv("FDP_SWEEP_SEED");
+  const char* cases_env = std::getenv("FDP_ASYM_CASES");
+  std::mt19937_64 rng(seed_env ? std::strtoull(seed_env, nullptr, 10) : 20261123);
+  const int want = cases_env ? std::atoi(cases_env) : 24;
+  std::uniform_real_distribution<double> U(0.0, 1.0);
+  checker chk("asymmetric discrete laws (exact by enumeration)");
+  int cases = 0;
+  while (cases < want) {
+    // losses: l0 < l0 + frac h < two more, up to l0 + m h; P-masses solved so
+    // that P and Q both sum to 1 (retry when a mass comes out negative)
+    const int m = 6 + static_cast<int>(U(rng) * 20);
+    const double h = 0.01 + 0.2 * U(rng);
+    const double l0 = -h * (1 + static_cast<int>(U(rng) * m * 0.6));
+    const double top = l0 + m * h;
+    std::vector<double> ls = {l0, l0 + (0.1 + 0.8 * U(rng)) * h, l0 + (1 + U(rng) * (m - 2)) * h, top};
+    std::sort(ls.begin(), ls.end());
+    const double p1 = 0.05 + 0.3 * U(rng), p2 = 0.05 + 0.2 * U(rng);
+    const double A = 1 - p1 - p2, B = 1 - p1 * std::exp(ls[1]) - p2 * std::exp(ls[2]);
+    const double p3 = (B - A * std::exp(ls[0])) / (std::exp(ls[3]) - std::exp(ls[0]));
+    const double p0 = A - p3;
+    if (!(p0 > 0.05 && p3 > 1e-3)) continue;
+    std::vector<loss_atom> at;
+    const double ps[4] = {p0, p1, p2, p3};
+    for (int j = 0; j < 4; ++j) at.push_back({ls[static_cast<std::size_t>(j)], ps[j], ps[j] * std::exp(ls[static_cast<std::size_t>(j)])});
+    // (the Q-masses as given are the law: rescale P so that both sum to 1
+    // in double; what is left over goes to the infinite atoms, as the truth
+    // then has it too)
+    double sp = 0, sq = 0;
+    for (const auto& a : at) sp += a.p, sq += a.q;
+    const double pn = std::max(0.0, 1 - sp), qp = std::max(0.0, 1 - sq);
+    if (pn > 1e-15 || qp > 1e-15) continue;
+    const int n = 3 + static_cast<int>(U(rng) * 30);
+    ++cases;
+    compose_term t;
+    t.law = std::shared_ptr<const loss_law>(discrete_law(at, 0.0, 0.0, false, "asymmetric 4-atom law"));
+    t.times = n;
+    std::ostringstream name;
+    name.precision(17);
+    name << "discrete x" << n << " {";
+    for (const auto& a : at) name << " (" << a.loss << ", " << a.p << ")";
+    name << " }";
+    const exact_discrete ex = compose_exactly(at, n);
+    for (double step_div : {1.0, 0.37}) {
+      compose_options o;
+      o.method = compose_method::pld;
+      o.initial_step = (top - l0) / std::ceil(m / step_div);  // atoms l0 and top on the grid
+      o.max_refinements = 0;
+      const composition c = compose_terms({t}, o);
+      const std::string ctx = name.str() + " step " + g17(o.initial_step);
+      for (int i = 0; i <= 40; ++i) {
+        const double eps = -2.0 + 0.1 * i;
+        chk.contains(ctx, "delta(eps=" + g17(eps) + ")", c.delta(eps), static_cast<double>(exact_delta(ex, eps)), 1e-10, 1e-14);
+      }
+      const curve lo = c.forward_lower_curve(), hi = c.forward_upper_curve();
+      for (int i = 1; i < 50; ++i) {
+        const double a = i / 50.0;
+        const double f = static_cast<double>(exact_beta(ex, a));
+        chk.contains(ctx, "forward f(alpha=" + g17(a) + ")", {beta(lo, a), beta(hi, a)}, f, 1e-10, 1e-14);
+      }
+    }
+  }
+  chk.report();
+}
+
 TEST(ComposeRobustness, DegenerateCompositionsDoNotCrash) {
   GTEST_FLAG_SET(death_test_style, "threadsafe");
   struct dcase {

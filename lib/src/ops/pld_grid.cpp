@@ -554,10 +554,18 @@ class sweeper {
     r_.p[i] += p;
     r_.q[i] += q;
     // The group is a true garbling with masses (p, q) (to kMassRel); placed at
-    // l_k its ratio misses e^{l_k} by d, plus the snapping of its atoms.
-    const double d = std::fabs(q - std::exp(L(k)) * p) + snap_err;
-    r_.err_q[i] += d + kMassRel * q;
-    r_.err_p[i] += d * std::exp(-L(k)) + kMassRel * p;
+    // l_k its ratio misses e^{l_k} by lean = q - e^{l_k} p, plus the snapping
+    // of its atoms (either way). Each orientation composes one mass vector
+    // and implies the other from the grid loss: T(P,Q) takes q and implies
+    // P-mass q e^{-l_k}, T(Q,P) takes p and implies Q-mass p e^{l_k}. A
+    // group leaning above (lean > 0) thus gets more implied P-mass in T(P,Q)
+    // than it has, and every delta of T(P,Q), composed or not, only drops
+    // (the hockey-stick sum of (q - e^eps p)_+ over product atoms falls as
+    // any factor's p grows): the lean costs that orientation nothing; only
+    // T(Q,P) must carry it, as an error on p. Leaning below, the reverse.
+    const double lean = q - std::exp(L(k)) * p;
+    r_.err_q[i] += std::max(0.0, -lean) + snap_err + kMassRel * q;
+    r_.err_p[i] += (std::max(0.0, lean) + snap_err) * std::exp(-L(k)) + kMassRel * p;
   }
   // Drops everything below the cut c (with the remaining fraction rc of atom ia).
   void finish_drop(double c, int ia, double rc) {

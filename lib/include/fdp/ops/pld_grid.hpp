@@ -31,7 +31,11 @@
 // discretized laws), the FFT rounding error (a Higham-style bound, Accuracy
 // and Stability of Numerical Algorithms, Thm 24.2, with a safety factor),
 // and the rounding of the discretized masses: each atom carries an absolute
-// error bound (err_p, err_q) against an exactly valid refinement / garbling;
+// error bound (err_p, err_q) against an exactly valid refinement / garbling
+// (an optimistic group whose ratio misses e^{l_k} needs it in one
+// orientation only: above e^{l_k}, T(P,Q)'s implied P-mass q e^{-l_k} is
+// larger than the group's, which only lowers T(P,Q)'s deltas, so the miss
+// goes to err_p alone; below, to err_q alone);
 // with M_i(t), D_i(t) the tilted sums of the masses and of the error bounds,
 // the composed measure of {loss > eps} moves by at most
 //   e^{K(t) - t eps} (prod_i (1 + D_i(t)/M_i(t))^{n_i} - 1)   for every t >= 0,
