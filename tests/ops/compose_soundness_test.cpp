@@ -1017,11 +1017,12 @@ TEST(ComposeSweep, RandomMixesBracketTheTruth) {
 // this test only.
 // Asymmetric discrete laws composed n-fold, against the exact composition
 // computed here by enumerating atom counts (multinomial masses in long
-// double). The laws put a heavy atom at the lowest loss (on the grid) and a
-// second atom a fraction of a grid step above it: the optimistic sweep's
-// last group then keeps a remainder whose ratio lies above its grid point
-// (leaning above), the case whose mismatch only the T(Q,P) orientation
-// carries as an error. Both orientations are checked: delta(eps) over eps
+// double). The laws put atoms at both ends of the support (on the grid) and
+// one a fraction of a grid step inside each: the optimistic sweep's last
+// group then keeps a remainder whose ratio misses its grid point, leaning
+// above at the bottom (top-down sweep; only T(Q,P) carries that miss as an
+// error) or below at the top (bottom-up sweep; only T(P,Q) does). Both
+// orientations are checked: delta(eps) over eps
 // of both signs (the composition reports the larger of the two profiles),
 // and the forward polygons (forward_lower_curve / forward_upper_curve)
 // against the exact T(P,Q).
@@ -1073,10 +1074,8 @@ long double exact_delta(const exact_discrete& e, double eps) {
 
 // T(P,Q)(alpha): reject the largest losses first (Neyman-Pearson), the
 // boundary atom fractionally.
-long double exact_beta(const exact_discrete& e, double alpha) {
-  std::vector<std::size_t> idx(e.p.size());
-  for (std::size_t i = 0; i < idx.size(); ++i) idx[i] = i;
-  std::sort(idx.begin(), idx.end(), [&](std::size_t a, std::size_t b) { return e.l[a] > e.l[b]; });
+// (idx: the atoms by decreasing loss)
+long double exact_beta(const exact_discrete& e, const std::vector<std::size_t>& idx, double alpha) {
   long double a = 0, qsum = 0;
   for (std::size_t i : idx) {
     if (a + e.p[i] >= alpha) {
@@ -1100,22 +1099,23 @@ TEST(ComposeAsymmetric, DiscreteLawsWithAStrandedBottomBracketTheTruth) {
   checker chk("asymmetric discrete laws (exact by enumeration)");
   int cases = 0;
   while (cases < want) {
-    // losses: l0 < l0 + frac h < two more, up to l0 + m h; P-masses solved so
+    // losses: l0 < l0 + frac h < one more < top - frac h < top = l0 + m h; P-masses solved so
     // that P and Q both sum to 1 (retry when a mass comes out negative)
     const int m = 6 + static_cast<int>(U(rng) * 20);
     const double h = 0.01 + 0.2 * U(rng);
     const double l0 = -h * (1 + static_cast<int>(U(rng) * m * 0.6));
     const double top = l0 + m * h;
-    std::vector<double> ls = {l0, l0 + (0.1 + 0.8 * U(rng)) * h, l0 + (1 + U(rng) * (m - 2)) * h, top};
+    std::vector<double> ls = {l0, l0 + (0.1 + 0.8 * U(rng)) * h, l0 + (1 + U(rng) * (m - 2)) * h,
+                              top - (0.1 + 0.8 * U(rng)) * h, top};
     std::sort(ls.begin(), ls.end());
-    const double p1 = 0.05 + 0.3 * U(rng), p2 = 0.05 + 0.2 * U(rng);
-    const double A = 1 - p1 - p2, B = 1 - p1 * std::exp(ls[1]) - p2 * std::exp(ls[2]);
-    const double p3 = (B - A * std::exp(ls[0])) / (std::exp(ls[3]) - std::exp(ls[0]));
-    const double p0 = A - p3;
-    if (!(p0 > 0.05 && p3 > 1e-3)) continue;
+    const double p1 = 0.05 + 0.3 * U(rng), p2 = 0.05 + 0.2 * U(rng), p3 = 0.02 + 0.1 * U(rng);
+    const double A = 1 - p1 - p2 - p3, B = 1 - p1 * std::exp(ls[1]) - p2 * std::exp(ls[2]) - p3 * std::exp(ls[3]);
+    const double p4 = (B - A * std::exp(ls[0])) / (std::exp(ls[4]) - std::exp(ls[0]));
+    const double p0 = A - p4;
+    if (!(p0 > 0.05 && p4 > 1e-3)) continue;
     std::vector<loss_atom> at;
-    const double ps[4] = {p0, p1, p2, p3};
-    for (int j = 0; j < 4; ++j) at.push_back({ls[static_cast<std::size_t>(j)], ps[j], ps[j] * std::exp(ls[static_cast<std::size_t>(j)])});
+    const double ps[5] = {p0, p1, p2, p3, p4};
+    for (int j = 0; j < 5; ++j) at.push_back({ls[static_cast<std::size_t>(j)], ps[j], ps[j] * std::exp(ls[static_cast<std::size_t>(j)])});
     // (the Q-masses as given are the law: rescale P so that both sum to 1
     // in double; what is left over goes to the infinite atoms, as the truth
     // then has it too)
@@ -1123,10 +1123,10 @@ TEST(ComposeAsymmetric, DiscreteLawsWithAStrandedBottomBracketTheTruth) {
     for (const auto& a : at) sp += a.p, sq += a.q;
     const double pn = std::max(0.0, 1 - sp), qp = std::max(0.0, 1 - sq);
     if (pn > 1e-15 || qp > 1e-15) continue;
-    const int n = 3 + static_cast<int>(U(rng) * 30);
+    const int n = 3 + static_cast<int>(U(rng) * 22);
     ++cases;
     compose_term t;
-    t.law = std::shared_ptr<const loss_law>(discrete_law(at, 0.0, 0.0, false, "asymmetric 4-atom law"));
+    t.law = std::shared_ptr<const loss_law>(discrete_law(at, 0.0, 0.0, false, "asymmetric 5-atom law"));
     t.times = n;
     std::ostringstream name;
     name.precision(17);
@@ -1134,6 +1134,9 @@ TEST(ComposeAsymmetric, DiscreteLawsWithAStrandedBottomBracketTheTruth) {
     for (const auto& a : at) name << " (" << a.loss << ", " << a.p << ")";
     name << " }";
     const exact_discrete ex = compose_exactly(at, n);
+    std::vector<std::size_t> idx(ex.p.size());
+    for (std::size_t i = 0; i < idx.size(); ++i) idx[i] = i;
+    std::sort(idx.begin(), idx.end(), [&](std::size_t a, std::size_t b) { return ex.l[a] > ex.l[b]; });
     for (double step_div : {1.0, 0.37}) {
       compose_options o;
       o.method = compose_method::pld;
@@ -1148,7 +1151,7 @@ TEST(ComposeAsymmetric, DiscreteLawsWithAStrandedBottomBracketTheTruth) {
       const curve lo = c.forward_lower_curve(), hi = c.forward_upper_curve();
       for (int i = 1; i < 50; ++i) {
         const double a = i / 50.0;
-        const double f = static_cast<double>(exact_beta(ex, a));
+        const double f = static_cast<double>(exact_beta(ex, idx, a));
         chk.contains(ctx, "forward f(alpha=" + g17(a) + ")", {beta(lo, a), beta(hi, a)}, f, 1e-10, 1e-14);
       }
     }

@@ -683,35 +683,47 @@ grid_pmf discretize(const loss_law& law, double h, double offset, double lo_cut,
   // infinite tail (a finite end without an atom, like log(1-q) for Poisson
   // subsampling, is an accumulation point that must be swept first).
   const bool bottom_up = law.atoms().empty() && std::isfinite(law.lo()) && !std::isfinite(law.hi());
-  if (!bottom_up) {
-    // Try a few phases of the group boundaries; keep the one that leaves the
-    // least mass unbalanced at the end (dropped or kept with a mismatch).
-    grid_pmf best = sweeper(law, h, offset, lo, hi, coarse).run(0);
-    auto bad = [](const grid_pmf& g) { return g.dropped_p + g.dropped_q + g.leftover; };
-    // (with coarse tail groups, the last one may leave about `coarse`
-    // unbalanced: as much as the coarse grouping itself may cost)
-    for (int shift = 1; shift <= 3 && bad(best) > std::max(1e-12, 4 * coarse); ++shift) {
-      grid_pmf g = sweeper(law, h, offset, lo, hi, coarse).run(shift);
-      if (bad(g) < bad(best)) best = std::move(g);
-    }
-    return best;
+  // The sweep of the reflected law (losses negated, P and Q swapped) runs
+  // bottom-up on the original: its unbalanced remainder is at the top.
+  auto swept_up = [&] {
+    const reflected_law rl(law);
+    const grid_pmf g = sweeper(rl, h, -offset, -hi, -lo, coarse, false).run();
+    grid_pmf r;
+    r.h = h;
+    r.offset = offset;
+    const std::size_t n = g.p.size();
+    r.k0 = -(g.k0 + static_cast<std::int64_t>(n) - 1);
+    r.p.assign(g.q.rbegin(), g.q.rend());
+    r.q.assign(g.p.rbegin(), g.p.rend());
+    r.p_neg_inf = g.q_pos_inf;
+    r.q_pos_inf = g.p_neg_inf;
+    r.dropped_p = g.dropped_q;
+    r.dropped_q = g.dropped_p;
+    r.leftover = g.leftover;  // (its Q-mass here)
+    r.err_p.assign(g.err_q.rbegin(), g.err_q.rend());
+    r.err_q.assign(g.err_p.rbegin(), g.err_p.rend());
+    return r;
+  };
+  if (bottom_up) return swept_up();
+  // Try a few phases of the group boundaries; keep the one that leaves the
+  // least mass unbalanced at the end (dropped or kept with a mismatch).
+  grid_pmf best = sweeper(law, h, offset, lo, hi, coarse).run(0);
+  auto bad = [](const grid_pmf& g) { return g.dropped_p + g.dropped_q + g.leftover; };
+  // (with coarse tail groups, the last one may leave about `coarse`
+  // unbalanced: as much as the coarse grouping itself may cost)
+  const double ok_bad = std::max(1e-12, 4 * coarse);
+  for (int shift = 1; shift <= 3 && bad(best) > ok_bad; ++shift) {
+    grid_pmf g = sweeper(law, h, offset, lo, hi, coarse).run(shift);
+    if (bad(g) < bad(best)) best = std::move(g);
   }
-  const reflected_law rl(law);
-  const grid_pmf g = sweeper(rl, h, -offset, -hi, -lo, coarse, false).run();
-  grid_pmf r;
-  r.h = h;
-  r.offset = offset;
-  const std::size_t n = g.p.size();
-  r.k0 = -(g.k0 + static_cast<std::int64_t>(n) - 1);
-  r.p.assign(g.q.rbegin(), g.q.rend());
-  r.q.assign(g.p.rbegin(), g.p.rend());
-  r.p_neg_inf = g.q_pos_inf;
-  r.q_pos_inf = g.p_neg_inf;
-  r.dropped_p = g.dropped_q;
-  r.dropped_q = g.dropped_p;
-  r.err_p.assign(g.err_q.rbegin(), g.err_q.rend());
-  r.err_q.assign(g.err_p.rbegin(), g.err_p.rend());
-  return r;
+  // A law with atoms at both ends of a finite support (subsampled Laplace:
+  // a heavy atom at the bottom, continuous mass just above it that nothing
+  // below can balance) may leave much less at its other end.
+  if (bad(best) > ok_bad && !law.atoms().empty() && std::isfinite(law.lo()) && std::isfinite(law.hi())) {
+    grid_pmf g = swept_up();
+    if (bad(g) < bad(best)) best = std::move(g);
+  }
+  return best;
 }
 
 // ------------------------------------------------------------------ composition
