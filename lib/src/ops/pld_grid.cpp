@@ -632,14 +632,17 @@ class reflected_law final : public loss_law {
   }
   mass2 mass(double a, double b) const override {
     // (a, b] for -L is [-b, -a) for L: take (-b, -a] and fix the atoms at the ends.
+    // l_.mass counts reflected atoms with a <= loss < b, (a, b] wants
+    // a < loss <= b: only atoms exactly at a (out) or at b (in) differ.
+    if (!(a < b)) return {};
     mass2 m = l_.mass(-b, -a);
     mass2 r{m.q, m.p};
-    for (const auto& at : atoms_) {
-      const bool in_orig = (-at.loss > -b && -at.loss <= -a);  // counted by l_.mass
-      const bool in_new = (at.loss > a && at.loss <= b);
-      if (in_orig && !in_new) r.p -= at.p, r.q -= at.q;
-      if (!in_orig && in_new) r.p += at.p, r.q += at.q;
-    }
+    auto at_loss = [&](double x) {
+      return std::equal_range(atoms_.begin(), atoms_.end(), loss_atom{x, 0.0, 0.0},
+                              [](const loss_atom& u, const loss_atom& v) { return u.loss < v.loss; });
+    };
+    for (auto [it, end] = at_loss(a); it != end; ++it) r.p -= it->p, r.q -= it->q;
+    for (auto [it, end] = at_loss(b); it != end; ++it) r.p += it->p, r.q += it->q;
     r.p = std::max(0.0, r.p);
     r.q = std::max(0.0, r.q);
     return r;
@@ -718,10 +721,20 @@ grid_pmf discretize(const loss_law& law, double h, double offset, double lo_cut,
   }
   // A law with atoms at both ends of a finite support (subsampled Laplace:
   // a heavy atom at the bottom, continuous mass just above it that nothing
-  // below can balance) may leave much less at its other end.
-  if (bad(best) > ok_bad && !law.atoms().empty() && std::isfinite(law.lo()) && std::isfinite(law.hi())) {
+  // below can balance) may leave much less at its other end. The remainder
+  // at the bottom leans above its grid point and costs T(Q,P) only (see
+  // emit), so a symmetric law, whose T(P,Q) is all that is composed, keeps
+  // it; otherwise the smaller total error of the two sweeps wins.
+  if (bad(best) > ok_bad && !law.symmetric() && !law.atoms().empty() && std::isfinite(law.lo()) &&
+      std::isfinite(law.hi())) {
+    auto cost = [](const grid_pmf& g) {
+      double c = g.dropped_p + g.dropped_q;
+      for (std::size_t i = 0; i < g.p.size(); ++i)
+        c += g.err_q[i] + g.err_p[i] * std::exp(std::min(700.0, g.loss(g.k0 + static_cast<std::int64_t>(i))));
+      return c;
+    };
     grid_pmf g = swept_up();
-    if (bad(g) < bad(best)) best = std::move(g);
+    if (cost(g) < cost(best)) best = std::move(g);
   }
   return best;
 }
