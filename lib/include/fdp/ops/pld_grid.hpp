@@ -15,9 +15,11 @@
 // * optimistic — an exact garbling onto the grid: sweeping down from the
 //   largest loss, consecutive outcomes (with fractions of atoms where needed)
 //   are merged into groups whose likelihood ratio is exactly e^{l_k}; the
-//   bottom remainder that cannot be balanced is dropped (removing outcomes
-//   lowers every hockey-stick divergence). Its curve is a polygon inscribed in
-//   f with grid slopes, at or above f.
+//   remainder at the far end that cannot be balanced is dropped (removing
+//   outcomes lowers every hockey-stick divergence) or kept on the grid with
+//   its ratio miss as an error (an asymmetric law with atoms at both ends
+//   is also swept bottom-up, and the smaller error kept). Its curve is a
+//   polygon inscribed in f with grid slopes, at or above f.
 //
 // Both are refinement/garbling statements, so they hold for T(P,Q) and for
 // T(Q,P) at once and survive composition (the tensor product is monotone in
