@@ -301,11 +301,10 @@ double auto_step(const std::vector<compose_term>& terms) {
 }
 
 // The first stage's count k for an n-fold: a divisor of n within a factor 2
-// of sqrt(n), the one nearest to it, or else round(sqrt(n)). A remainder
-// n - (n / k) k > 0 enters the second stage as raw terms, whose grid must
-// then resolve one term (10^6 +- 1 Laplace: 80,859 points against 5,692);
-// within that range the cost barely depends on k (10^6-fold subsampled
-// Gaussian: 280-315 M instructions for k = 500 .. 2000).
+// of sqrt(n), the one nearest to it, or else round(sqrt(n)) (a remainder
+// n - (n / k) k > 0 costs extra work, see staged_terms). Within that range
+// the cost barely depends on k (10^6-fold subsampled Gaussian: 280-315 M
+// instructions for k = 500 .. 2000).
 std::int64_t stage_split(std::int64_t n) {
   const std::int64_t s0 = std::llround(std::sqrt(static_cast<double>(n)));
   for (std::int64_t d = 0; d <= s0; ++d) {

@@ -62,7 +62,7 @@ struct grid_pmf {
   std::vector<double> p, q;
   double p_neg_inf = 0.0, q_pos_inf = 0.0;
   double dropped_p = 0.0, dropped_q = 0.0;  ///< optimistic: mass removed
-  double leftover = 0.0;  ///< optimistic: P-mass of a final group kept with a ratio mismatch
+  double leftover = 0.0;  ///< optimistic: mass of a final group kept with a ratio mismatch (P top-down, Q bottom-up)
   /// Absolute error bounds per atom (P- and Q-masses) against an exactly
   /// valid refinement / garbling of the law.
   std::vector<double> err_p, err_q;
