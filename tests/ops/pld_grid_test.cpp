@@ -264,6 +264,70 @@ TEST(PldGrid, FftCompositionWithinItsErrorBound) {
   }
 }
 
+// The shift channel (grid_pmf::shift_q): the computed masses are the truth
+// with mass moved between neighbours by at most shift_q (err_q holds it at
+// both atoms). The bracket of the composed computed masses must contain the
+// exact composition of the truth, and be much narrower than with the moves
+// booked as absolute errors only.
+TEST(PldGrid, ShiftedMassesBracketTheTruthAndCostHTimesLess) {
+  std::mt19937_64 rng(20261124);
+  std::printf("[pld] seed 20261124\n");
+  std::uniform_real_distribution<double> U(0, 1);
+  int narrower = 0;
+  for (int rep = 0; rep < 20; ++rep) {
+    const int len = 8 + static_cast<int>(U(rng) * 25);
+    grid_pmf truth;
+    truth.h = 0.02 + 0.1 * U(rng);
+    truth.k0 = -len / 2;
+    double s = 0;
+    for (int i = 0; i < len; ++i) {
+      const double v = 0.05 + U(rng);
+      truth.q.push_back(v);
+      s += v;
+    }
+    for (auto& v : truth.q) v /= s;
+    grid_pmf g = truth;
+    g.err_q.assign(len, 0.0);
+    g.shift_q.assign(len, 0.0);
+    g.shift_p.assign(len, 0.0);
+    // moves of up to 1e-5 of the smaller neighbour, upwards in half of the
+    // cases (delta grows), random in the others
+    const bool up = rep % 2 == 0;
+    for (int i = 1; i < len; ++i) {
+      const double cap = 1e-5 * std::min(truth.q[i - 1], truth.q[i]);
+      const double d = (up ? 1.0 : 2.0 * U(rng) - 1.0) * cap;
+      g.q[i - 1] -= d;
+      g.q[i] += d;
+      g.shift_q[i] = cap;
+      g.err_q[i - 1] += cap;
+      g.err_q[i] += cap;
+    }
+    for (int i = 0; i < len; ++i) g.p.push_back(g.q[i] * std::exp(-g.loss(g.k0 + i)));
+    g.err_p.assign(len, 0.0);
+    const int n = 2 + static_cast<int>(U(rng) * 30);
+    const composed_pld c = compose_grid({&g}, {n}, false, 1e-30);
+    grid_pmf g_abs = g;  // the same errors, all booked as absolute
+    g_abs.shift_q.clear();
+    g_abs.shift_p.clear();
+    const composed_pld c_abs = compose_grid({&g_abs}, {n}, false, 1e-30);
+    const auto exact = convolve_power(truth.q, n);
+    for (double eps : {-0.5, 0.0, 0.2, 0.7, 1.5}) {
+      long double d = 0.0L;
+      for (std::size_t k = 0; k < exact.size(); ++k) {
+        const double l = n * truth.loss(truth.k0) + static_cast<double>(k) * truth.h;
+        if (l > eps) d += exact[k] * (1.0L - std::exp(static_cast<long double>(eps - l)));
+      }
+      EXPECT_LE(c.delta_lower(eps), static_cast<double>(d) * (1 + 1e-12) + 1e-300) << "rep " << rep << " eps " << eps;
+      EXPECT_GE(c.delta_upper(eps), static_cast<double>(d) * (1 - 1e-12)) << "rep " << rep << " eps " << eps;
+      const double w = c.delta_upper(eps) - c.delta_lower(eps), w_abs = c_abs.delta_upper(eps) - c_abs.delta_lower(eps);
+      EXPECT_LE(w, w_abs * (1 + 1e-12)) << "rep " << rep << " eps " << eps;
+      if (w < 0.25 * w_abs) ++narrower;
+    }
+  }
+  // (the moves cost about h / 2 of what absolute errors cost: h <= 0.12)
+  EXPECT_GE(narrower, 90) << "of 100 brackets";
+}
+
 TEST(PldGrid, BadInput) {
   auto law = make_law(tradeoff(gaussian(1.0)));
   EXPECT_THROW(discretize(*law, 0.0, 0, -1, 1, pld_side::pessimistic), std::invalid_argument);

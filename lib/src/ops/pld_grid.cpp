@@ -80,6 +80,8 @@ grid_pmf discretize_pessimistic(const loss_law& law, double h, double off, doubl
   r.q.assign(n, 0.0);
   r.err_p.assign(n, 0.0);
   r.err_q.assign(n, 0.0);
+  r.shift_p.assign(n, 0.0);
+  r.shift_q.assign(n, 0.0);
   auto L = [&](std::int64_t k) { return off + static_cast<double>(k) * h; };
   // bottom: the tangent of slope -e^{l_klo} takes the Q-mass; the P excess goes to -inf
   {
@@ -102,19 +104,27 @@ grid_pmf discretize_pessimistic(const loss_law& law, double h, double off, doubl
     u = std::clamp(u, 0.0, m.p);
     const double w = m.p - u;
     const std::size_t i = static_cast<std::size_t>(k - klo);
-    const double qu = u * std::exp(lk), qw = w * std::exp(lk1);
+    const double el = std::exp(lk), el1 = std::exp(lk1);
+    const double qu = u * el, qw = w * el1;
     r.p[i] += u;
     r.q[i] += qu;
     r.p[i - 1] += w;
     r.q[i - 1] += qw;
-    // The law's masses are accurate to kMassRel; the split moves that error
-    // (amplified by 1/(e^h - 1)) between the two atoms.
-    const double du = kMassRel * ((m.q > 0 ? m.q * std::exp(-lk1) : 0.0) + m.p) / em1 + 4 * kU * m.p;
-    const double eu = std::min(m.p, du) + kMassRel * u, ew = std::min(m.p, du) + kMassRel * w;
-    r.err_p[i] += eu;
-    r.err_q[i] += eu * std::exp(lk);
-    r.err_p[i - 1] += ew;
-    r.err_q[i - 1] += ew * std::exp(lk1);
+    // The law's masses are accurate to kMassRel (and the numerator's own
+    // rounding, a few kU of its terms): u misses the exact split u* by at
+    // most du, amplified by 1/(e^h - 1). Against the exact split, the error
+    // is P-mass u - u* moved from l_{k-1} to l_k (Q-mass (u - u*) e^{l_{k-1}},
+    // plus (u - u*) e^{l_{k-1}} (e^h - 1) more at l_k), and the mass error
+    // p - p* at l_{k-1}: the move is a shift (shift_p / shift_q), the rest
+    // absolute; err_p / err_q hold both.
+    const double du = (kMassRel + 4 * kU) * ((m.q > 0 ? m.q * std::exp(-lk1) : 0.0) + m.p) / em1 + 4 * kU * m.p;
+    const double d = std::min(m.p, du);
+    r.shift_p[i] += d;
+    r.shift_q[i] += d * el1;
+    r.err_p[i] += d + kMassRel * u;
+    r.err_q[i] += d * el + kMassRel * qu;
+    r.err_p[i - 1] += d + kMassRel * (w + m.p);
+    r.err_q[i - 1] += d * el1 + kMassRel * (qw + m.p * el1);
   }
   // top: the tangent of slope -e^{l_khi} takes the P-mass; the Q excess goes to +inf
   {
@@ -753,6 +763,7 @@ composed_pld compose_grid(const std::vector<const grid_pmf*>& pmfs,
     std::int64_t k0;
     std::int64_t n;
     std::vector<double> e;
+    std::vector<double> a;  // e less its shifts, plus min(h, 1) x the shifts at their upper ends (empty: none)
     double fin, inf, l2;
   };
   std::vector<term> ts;
@@ -780,6 +791,24 @@ composed_pld compose_grid(const std::vector<const grid_pmf*>& pmfs,
     t.e = use_p ? std::vector<double>(g.err_p.rbegin(), g.err_p.rend()) : g.err_q;
     if (t.e.size() != t.x.size()) t.e.assign(t.x.size(), 0.0);
     for (std::size_t k = 0; k < t.e.size(); ++k) t.e[k] += 8 * kU * std::fabs(t.x[k]);
+    // Shifts (grid_pmf::shift_p / shift_q) in this orientation's index: the
+    // move between atoms k - 1 and k sits at k, its upper end (reflecting
+    // maps the move between original atoms i - 1 and i to n - i - 1, n - i).
+    const std::vector<double>& sh = use_p ? g.shift_p : g.shift_q;
+    const std::size_t n = t.x.size();
+    bool any_shift = false;
+    for (double v : sh) any_shift = any_shift || v > 0;
+    if (any_shift && sh.size() == n) {
+      std::vector<double> up(n + 1, 0.0);
+      for (std::size_t i = 1; i < n; ++i) up[use_p ? n - i : i] = sh[i];
+      const double hc = std::min(h, 1.0);
+      t.a.resize(n);
+      for (std::size_t k = 0; k < n; ++k) {
+        // (the subtraction's rounding is covered by 4 kU of e)
+        const double mono = std::max(0.0, t.e[k] - up[k] - up[k + 1]) + 4 * kU * t.e[k];
+        t.a[k] = mono + hc * up[k];
+      }
+    }
     ts.push_back(std::move(t));
   }
   composed_pld r;
@@ -827,36 +856,52 @@ composed_pld compose_grid(const std::vector<const grid_pmf*>& pmfs,
   std::vector<double> tilts;
   for (int j = -28; j <= 28; ++j)
     if (j != 0) tilts.push_back((j > 0 ? 1.0 : -1.0) * c_tilt * std::pow(2.0, std::abs(j) - 20.0));
-  std::vector<std::vector<double>> kms(ts.size()), kes(ts.size());
+  std::vector<std::vector<double>> kms(ts.size()), kes(ts.size()), kas(ts.size());
+  bool shifts = false;
   for (std::size_t i = 0; i < ts.size(); ++i) {
     detail::tilted_log_mgfs(ts[i].x, ts[i].off, h, ts[i].k0, tilts, kms[i]);
     detail::tilted_log_mgfs(ts[i].e, ts[i].off, h, ts[i].k0, tilts, kes[i]);
+    if (!ts[i].a.empty()) {
+      detail::tilted_log_mgfs(ts[i].a, ts[i].off, h, ts[i].k0, tilts, kas[i]);
+      shifts = true;
+    }
   }
   // mass-error bound at t = 0 (flat) and at each tilt t
+  std::vector<double> ns;
+  for (const auto& t : ts) ns.push_back(static_cast<double>(t.n));
+  std::vector<double> lm0(ts.size()), le0(ts.size()), la0(ts.size());
   {
     double lg = 0.0, ktot = 0.0;
     for (std::size_t i = 0; i < ts.size(); ++i) {
-      double s0 = 0.0, e0 = 0.0;
+      double s0 = 0.0, e0 = 0.0, a0 = 0.0;
       for (double v : ts[i].x) s0 += std::max(0.0, v);
       for (double v : ts[i].e) e0 += v;
+      if (ts[i].a.empty()) a0 = e0;
+      for (double v : ts[i].a) a0 += v;
       if (s0 > 0) {
         lg += static_cast<double>(ts[i].n) * std::log1p(e0 / s0);
         ktot += static_cast<double>(ts[i].n) * std::log(s0);
       }
+      lm0[i] = std::log(s0), le0[i] = std::log(e0), la0[i] = std::log(a0);
     }
     r.err0_ = std::exp(ktot) * std::expm1(lg);
+    if (shifts) r.err0_ = std::min(r.err0_, std::exp(detail::log_shift_error_bound(lm0, le0, la0, ns)));
   }
+  std::vector<double> lm(ts.size()), le(ts.size()), la(ts.size());
   for (std::size_t jt = 0; jt < tilts.size(); ++jt) {
     const double t = tilts[jt];
-    double k = 0.0, lg = 0.0;
+    double k = 0.0;
     for (std::size_t i = 0; i < ts.size(); ++i) {
       const double km = kms[i][jt], ke = kes[i][jt];
       k += static_cast<double>(ts[i].n) * km;
-      if (std::isfinite(km) && std::isfinite(ke)) lg += static_cast<double>(ts[i].n) * std::log1p(std::exp(ke - km));
+      lm[i] = km, le[i] = ke, la[i] = kas[i].empty() ? ke : kas[i][jt];
     }
     r.cher_t_.push_back(t);
     r.cher_k_.push_back(k);
-    r.err_k_.push_back(k + std::log(std::expm1(lg)));
+    double ek = detail::log_product_error_bound(lm, le, ns);
+    // (the shifts' bound holds for t >= 0 only: it bounds nu{> eps - l} by a Chernoff bound)
+    if (shifts && t > 0) ek = std::min(ek, detail::log_shift_error_bound(lm, le, la, ns));
+    r.err_k_.push_back(ek);
   }
   const double lt = std::log(tail);
   double y_hi = lmax, y_lo = lmin;
@@ -1402,6 +1447,62 @@ void tilted_log_mgfs(const std::vector<double>& v, double off, double h, std::in
     }
     flush();
   }
+}
+
+namespace {
+// log(1 + e^x) without overflow
+double log1p_exp(double x) { return x > 30.0 ? x + std::log1p(std::exp(-x)) : std::log1p(std::exp(x)); }
+// For a term with masses M = e^lm and errors D = e^le: r = log(1 + D/M), kept
+// apart from log(M + D) = lm + r (which rounds at the scale of lm: r ~ 1e-16
+// would vanish in lm + r - lm).
+struct mass_err_logs {
+  double r, lmd;
+};
+mass_err_logs logs_of(double lm, double le) {
+  if (le == -kInf) return {0.0, lm};
+  if (lm == -kInf) return {kInf, le};
+  const double r = log1p_exp(le - lm);
+  return {r, lm + r};
+}
+}  // namespace
+
+double log_product_error_bound(const std::vector<double>& lm, const std::vector<double>& le,
+                               const std::vector<double>& n) {
+  // prod (M + D)^n (1 - prod (M / (M + D))^n): no cancellation for small D
+  double s1 = 0.0, r = 0.0;
+  for (std::size_t i = 0; i < lm.size(); ++i) {
+    const mass_err_logs g = logs_of(lm[i], le[i]);
+    s1 += n[i] * g.lmd;
+    r += n[i] * g.r;
+  }
+  return s1 + std::log(-std::expm1(-r));
+}
+
+double log_shift_error_bound(const std::vector<double>& lm, const std::vector<double>& le,
+                             const std::vector<double>& la, const std::vector<double>& n) {
+  const std::size_t m = lm.size();
+  // suffix[j] = sum_{i>j} n_i log M_i; the prefix of log(M_i + D_i) runs along
+  std::vector<double> suffix(m + 1, 0.0);
+  for (std::size_t j = m; j-- > 0;) suffix[j] = suffix[j + 1] + (j + 1 < m ? n[j + 1] * lm[j + 1] : 0.0);
+  double pre = 0.0, acc = -kInf;
+  for (std::size_t j = 0; j < m; ++j) {
+    const mass_err_logs g = logs_of(lm[j], le[j]);
+    // log(((M + D)^n - M^n) / D) = n log(M + D) - log D + log(1 - (M / (M + D))^n),
+    // and log(n M^{n-1}) where D = 0
+    double lf;
+    if (le[j] == -kInf) {
+      lf = n[j] == 1.0 ? 0.0 : std::log(n[j]) + (n[j] - 1.0) * lm[j];
+    } else {
+      lf = n[j] * g.lmd - le[j] + std::log(-std::expm1(-n[j] * g.r));
+    }
+    if (la[j] != -kInf) {
+      const double v = pre + suffix[j] + lf + la[j];
+      if (v > acc) acc = v + log1p_exp(acc - v);
+      else if (v != -kInf) acc = acc + log1p_exp(v - acc);
+    }
+    pre += n[j] * g.lmd;
+  }
+  return acc;
 }
 
 double loss_cut(const loss_law& law, double tau, bool upper, int bisections) {

@@ -21,6 +21,18 @@ namespace fdp::detail {
 void tilted_log_mgfs(const std::vector<double>& x, double off, double h, std::int64_t k0,
                      const std::vector<double>& ts, std::vector<double>& out);
 
+/// Bounds on how far the composed measure's mass errors move delta (see
+/// pld_grid.hpp), in logs, from each term's (tilted) log-sums of masses lm,
+/// of error bounds le and of the errors with their shifts discounted la
+/// (log of A_j + min(h, 1) S_j), and the counts n:
+/// log(prod (M_i + D_i)^{n_i} - prod M_i^{n_i}), and
+/// log sum_j [prod_{i<j} (M_i + D_i)^{n_i}] [prod_{i>j} M_i^{n_i}]
+///   ((M_j + D_j)^{n_j} - M_j^{n_j}) / D_j (A_j + min(h, 1) S_j).
+double log_product_error_bound(const std::vector<double>& lm, const std::vector<double>& le,
+                               const std::vector<double>& n);
+double log_shift_error_bound(const std::vector<double>& lm, const std::vector<double>& le,
+                             const std::vector<double>& la, const std::vector<double>& n);
+
 /// Z[j] *= X[j]^n for j < m, by repeated squaring: the same multiplications
 /// in the same order as std::complex's own for each j (finite inputs: the
 /// same results), done for all j at once so that the loops over j

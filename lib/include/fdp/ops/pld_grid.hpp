@@ -42,7 +42,19 @@
 // the composed measure of {loss > eps} moves by at most
 //   e^{K(t) - t eps} (prod_i (1 + D_i(t)/M_i(t))^{n_i} - 1)   for every t >= 0,
 // an exact bound (expand the product of (mass + error) measures) that decays
-// in eps, so the GDP summary stays finite.
+// in eps, so the GDP summary stays finite. The pessimistic split's rounding
+// is amplified by 1/(e^h - 1) (a cell's mass is divided by the difference of
+// its ends' likelihood ratios), so on fine grids it dominates D; but it only
+// moves mass between neighbours (grid_pmf::shift_p / shift_q), and delta's
+// integrand (1 - e^{eps - l})_+ is 1-Lipschitz in l and zero below eps.
+// Telescoping the product term by term (j), a move of mass s by h under the
+// other factors' measure nu changes delta by at most h s nu{> eps - l_top}
+// <= h s e^{t l_top} e^{K_nu(t) - t eps}, with l_top the move's upper end;
+// so with A_j(t) the tilted sum of the other errors and S_j(t) that of the
+// moves (each weighted at its upper end), delta moves by at most
+//   e^{-t eps} sum_j [prod_{i<j} (M_i + D_i)^{n_i}] [prod_{i>j} M_i^{n_i}]
+//     ((M_j + D_j)^{n_j} - M_j^{n_j}) / D_j (A_j + min(h, 1) S_j)
+// (equal to the bound above when A_j + S_j = D_j; the smaller one is used).
 #pragma once
 
 #include <cstdint>
@@ -66,6 +78,13 @@ struct grid_pmf {
   /// Absolute error bounds per atom (P- and Q-masses) against an exactly
   /// valid refinement / garbling of the law.
   std::vector<double> err_p, err_q;
+  /// Of those bounds, the part that only moves mass by one step (pessimistic
+  /// side: the rounding of a cell's split between its two ends): at most
+  /// shift_p[i] of P-mass (shift_q[i] of Q-mass) may have to move between
+  /// atoms i - 1 and i. err_p / err_q include it at both atoms, so a
+  /// consumer may ignore these; compose_grid uses them (a move by h changes
+  /// delta(eps) by at most h times the mass moved). Empty: none.
+  std::vector<double> shift_p, shift_q;
   double loss(std::int64_t k) const { return offset + static_cast<double>(k) * h; }
 };
 
