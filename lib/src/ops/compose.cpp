@@ -6,6 +6,8 @@
 #include <cmath>
 #include <limits>
 #include <queue>
+#include <type_traits>
+#include <utility>
 #include <variant>
 #include <cstdio>
 #include <cstdlib>
@@ -235,6 +237,24 @@ compose_term make_term(const spec& s) {
   return t;
 }
 
+// Runs fb on a second thread while fa runs on this one, and returns both
+// results. Both always finish before it returns (fb's thread is joined even
+// when fa throws); an exception of fb is rethrown first, then one of fa.
+template <class FA, class FB>
+std::pair<std::invoke_result_t<FA&>, std::invoke_result_t<FB&>> run_pair(FA&& fa, FB&& fb) {
+  auto fut = std::async(std::launch::async, std::ref(fb));
+  std::optional<std::invoke_result_t<FA&>> ra;
+  std::exception_ptr err;
+  try {
+    ra.emplace(fa());
+  } catch (...) {
+    err = std::current_exception();
+  }
+  auto rb = fut.get();  // (joins; rethrows fb's exception)
+  if (err) std::rethrow_exception(err);
+  return {std::move(*ra), std::move(rb)};
+}
+
 double solve_eps(const std::function<double(double)>& delta, double target, bool upper_side) {
   if (delta(0.0) <= target) return 0.0;
   double lo = 0.0, hi = 1.0;
@@ -378,19 +398,12 @@ std::optional<std::vector<compose_term>> staged_terms(const std::vector<compose_
       const composition c1 = compose_terms({t1}, o1);
       // The two polygons (and their laws) are independent: the upper one is
       // built on a second thread unless opt.threads == 1.
+      auto lower = [&] { return law_of(c1.forward_lower_curve(), "lower polygon"); };
       auto upper = [&] { return law_of(c1.forward_upper_curve(), "upper polygon"); };
       if (opt.threads != 1) {
-        auto fut = std::async(std::launch::async, upper);
-        std::exception_ptr err;
-        try {
-          s.law = law_of(c1.forward_lower_curve(), "lower polygon");
-        } catch (...) {
-          err = std::current_exception();
-        }
-        s.law_opt = fut.get();  // (joins before c1 goes out of scope; rethrows its error)
-        if (err) std::rethrow_exception(err);
+        std::tie(s.law, s.law_opt) = run_pair(lower, upper);
       } else {
-        s.law = law_of(c1.forward_lower_curve(), "lower polygon");
+        s.law = lower();
         s.law_opt = upper();
       }
       s.times = times;
@@ -616,23 +629,19 @@ composition compose_terms(const std::vector<compose_term>& terms_in, const compo
       std::vector<const grid_pmf*> ptrs;
       for (auto& x : g) ptrs.push_back(&x);
       side_result out;
+      // one orientation: the plain composition, and the tilted one when asked
+      auto orient = [&](bool use_p) {
+        std::pair<composed_pld, std::optional<composed_pld>> r2{compose_grid(ptrs, times, use_p, tail, 0.0, cap),
+                                                                std::nullopt};
+        if (tilt) r2.second = compose_grid(ptrs, times, use_p, tail, delta_hint, cap);
+        return r2;
+      };
       if (asym && split_inv) {
-        auto inv = std::async(std::launch::async, [&] {
-          std::pair<composed_pld, std::optional<composed_pld>> r2{compose_grid(ptrs, times, true, tail, 0.0, cap), std::nullopt};
-          if (tilt) r2.second = compose_grid(ptrs, times, true, tail, delta_hint, cap);
-          return r2;
-        });
-        std::exception_ptr err;
-        try {
-          out.fwd = compose_grid(ptrs, times, false, tail, 0.0, cap);
-          if (tilt) out.fwd_t = compose_grid(ptrs, times, false, tail, delta_hint, cap);
-        } catch (...) {
-          err = std::current_exception();
-        }
-        auto r2 = inv.get();  // (joins before g goes out of scope; rethrows its error)
-        out.inv = std::move(r2.first);
-        out.inv_t = std::move(r2.second);
-        if (err) std::rethrow_exception(err);
+        auto both = run_pair([&] { return orient(false); }, [&] { return orient(true); });
+        out.fwd = std::move(both.first.first);
+        out.fwd_t = std::move(both.first.second);
+        out.inv = std::move(both.second.first);
+        out.inv_t = std::move(both.second.second);
       } else {
         out.fwd = compose_grid(ptrs, times, false, tail, 0.0, cap);
         if (tilt) out.fwd_t = compose_grid(ptrs, times, false, tail, delta_hint, cap);
@@ -668,17 +677,8 @@ composition compose_terms(const std::vector<compose_term>& terms_in, const compo
       const bool par = opt.threads != 1 && pts > 2000.0;
       side_result ps, os;
       if (par) {
-        auto fut = std::async(std::launch::async, run_side, pld_side::pessimistic, false);
-        side_result o;
-        std::exception_ptr err;
-        try {
-          o = run_side(pld_side::optimistic, true);
-        } catch (...) {
-          err = std::current_exception();
-        }
-        ps = fut.get();  // (rethrows the pessimistic side's exception)
-        if (err) std::rethrow_exception(err);
-        os = std::move(o);
+        std::tie(os, ps) = run_pair([&] { return run_side(pld_side::optimistic, true); },
+                                    [&] { return run_side(pld_side::pessimistic, false); });
       } else {
         ps = run_side(pld_side::pessimistic, false);
         os = run_side(pld_side::optimistic, false);
