@@ -227,6 +227,16 @@ std::vector<long double> convolve_power(const std::vector<double>& x, int n) {
   return r;
 }
 
+// delta(eps) = sum_k m_k (1 - e^{eps - l_k})_+ of masses m_k at l_k = l0 + k h.
+long double exact_delta(const std::vector<long double>& m, double l0, double h, double eps) {
+  long double d = 0.0L;
+  for (std::size_t k = 0; k < m.size(); ++k) {
+    const double l = l0 + static_cast<double>(k) * h;
+    if (l > eps) d += m[k] * (1.0L - std::exp(static_cast<long double>(eps - l)));
+  }
+  return d;
+}
+
 TEST(PldGrid, FftCompositionWithinItsErrorBound) {
   std::mt19937_64 rng(20261123);
   std::printf("[pld] seed 20261123\n");
@@ -252,11 +262,7 @@ TEST(PldGrid, FftCompositionWithinItsErrorBound) {
     const auto exact = convolve_power(g.q, n);
     // delta(eps) from the exact convolution vs the bracket of the composition
     for (double eps : {-1.0, 0.0, 0.3, 1.0, 2.5}) {
-      long double d = 0.0L;
-      for (std::size_t k = 0; k < exact.size(); ++k) {
-        const double l = n * g.loss(g.k0) + static_cast<double>(k) * g.h;
-        if (l > eps) d += exact[k] * (1.0L - std::exp(static_cast<long double>(eps - l)));
-      }
+      const long double d = exact_delta(exact, n * g.loss(g.k0), g.h, eps);
       EXPECT_LE(c.delta_lower(eps), static_cast<double>(d) * (1 + 1e-12) + 1e-300) << "rep " << rep << " eps " << eps;
       EXPECT_GE(c.delta_upper(eps), static_cast<double>(d) * (1 - 1e-12)) << "rep " << rep << " eps " << eps;
       EXPECT_NEAR(c.delta_raw(eps), static_cast<double>(d), 1e-12) << "rep " << rep;
@@ -312,11 +318,7 @@ TEST(PldGrid, ShiftedMassesBracketTheTruthAndCostHTimesLess) {
     const composed_pld c_abs = compose_grid({&g_abs}, {n}, false, 1e-30);
     const auto exact = convolve_power(truth.q, n);
     for (double eps : {-0.5, 0.0, 0.2, 0.7, 1.5}) {
-      long double d = 0.0L;
-      for (std::size_t k = 0; k < exact.size(); ++k) {
-        const double l = n * truth.loss(truth.k0) + static_cast<double>(k) * truth.h;
-        if (l > eps) d += exact[k] * (1.0L - std::exp(static_cast<long double>(eps - l)));
-      }
+      const long double d = exact_delta(exact, n * truth.loss(truth.k0), truth.h, eps);
       EXPECT_LE(c.delta_lower(eps), static_cast<double>(d) * (1 + 1e-12) + 1e-300) << "rep " << rep << " eps " << eps;
       EXPECT_GE(c.delta_upper(eps), static_cast<double>(d) * (1 - 1e-12)) << "rep " << rep << " eps " << eps;
       const double w = c.delta_upper(eps) - c.delta_lower(eps), w_abs = c_abs.delta_upper(eps) - c_abs.delta_lower(eps);
