@@ -871,20 +871,16 @@ composed_pld compose_grid(const std::vector<const grid_pmf*>& pmfs,
   for (const auto& t : ts) ns.push_back(static_cast<double>(t.n));
   std::vector<double> lm0(ts.size()), le0(ts.size()), la0(ts.size());
   {
-    double lg = 0.0, ktot = 0.0;
     for (std::size_t i = 0; i < ts.size(); ++i) {
       double s0 = 0.0, e0 = 0.0, a0 = 0.0;
       for (double v : ts[i].x) s0 += std::max(0.0, v);
       for (double v : ts[i].e) e0 += v;
       if (ts[i].a.empty()) a0 = e0;
       for (double v : ts[i].a) a0 += v;
-      if (s0 > 0) {
-        lg += static_cast<double>(ts[i].n) * std::log1p(e0 / s0);
-        ktot += static_cast<double>(ts[i].n) * std::log(s0);
-      }
       lm0[i] = std::log(s0), le0[i] = std::log(e0), la0[i] = std::log(a0);
     }
-    r.err0_ = std::exp(ktot) * std::expm1(lg);
+    // (a term with no finite mass but some error counts too: its factor is D)
+    r.err0_ = std::exp(detail::log_product_error_bound(lm0, le0, ns));
     if (shifts) r.err0_ = std::min(r.err0_, std::exp(detail::log_shift_error_bound(lm0, le0, la0, ns)));
   }
   std::vector<double> lm(ts.size()), le(ts.size()), la(ts.size());
