@@ -638,17 +638,11 @@ composition compose_terms(const std::vector<compose_term>& terms_in, const compo
       };
       if (asym && split_inv) {
         auto both = run_pair([&] { return orient(false); }, [&] { return orient(true); });
-        out.fwd = std::move(both.first.first);
-        out.fwd_t = std::move(both.first.second);
-        out.inv = std::move(both.second.first);
-        out.inv_t = std::move(both.second.second);
+        std::tie(out.fwd, out.fwd_t) = std::move(both.first);
+        std::tie(out.inv, out.inv_t) = std::move(both.second);
       } else {
-        out.fwd = compose_grid(ptrs, times, false, tail, 0.0, cap);
-        if (tilt) out.fwd_t = compose_grid(ptrs, times, false, tail, delta_hint, cap);
-        if (asym) {
-          out.inv = compose_grid(ptrs, times, true, tail, 0.0, cap);
-          if (tilt) out.inv_t = compose_grid(ptrs, times, true, tail, delta_hint, cap);
-        }
+        std::tie(out.fwd, out.fwd_t) = orient(false);
+        if (asym) std::tie(out.inv, out.inv_t) = orient(true);
       }
       if (std::getenv("FDP_TRACE_REFINE")) {
         const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
