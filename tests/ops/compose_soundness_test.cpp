@@ -920,6 +920,42 @@ TEST(ComposeStaged, AgreesWithOneGridOnLaplace) {
   EXPECT_LT(staged.grid_size() * 4, one.grid_size());
 }
 
+TEST(ComposeStaged, RemaindersComposeTheFullCount) {
+  // n = r k + rem with 0 < rem <= r: rem of the r first-stage results are
+  // (k+1)-folds, composed from the k-fold's own discretized grids. With a
+  // small stage_min, rem / n is a few percent (n = 151: k = 12, r = 12,
+  // rem = 7), far beyond the bracket width, so a wrong count shows: exact
+  // truth G_{mu sqrt(n)} for gdp, and the one-grid bracket for a law with
+  // atoms (Laplace) and a subsampled one.
+  for (const std::int64_t n : {151LL, 97LL, 143LL, 1009LL, 1000LL}) {
+    compose_options o;
+    o.method = compose_method::pld;
+    o.stage_min = 16;
+    const double mu = 2.0 / std::sqrt(static_cast<double>(n));
+    const composition c = compose(specs_of("gdp:mu=" + g17(mu) + ";times=" + std::to_string(n)), o);
+    for (double d : {1e-6, 1e-3}) {
+      const interval e = c.epsilon(d);
+      const double truth = gdp_eps(2.0, d);
+      EXPECT_LE(e.lower, truth * (1 + 1e-10)) << "n=" << n << " delta=" << d;
+      EXPECT_GE(e.upper, truth * (1 - 1e-10)) << "n=" << n << " delta=" << d;
+      EXPECT_LT(rel_width(e), 0.01) << "n=" << n << " delta=" << d;
+    }
+  }
+  for (const std::string spec : {"laplace:b=12;times=151", "subsampled-gaussian:sigma=1;q=0.05;times=151"}) {
+    compose_options o;
+    o.method = compose_method::pld;
+    o.stage_min = 16;
+    const composition staged = compose(specs_of(spec), o);
+    o.stage_min = 0;
+    const composition one = compose(specs_of(spec), o);
+    for (double d : {1e-5, 1e-3}) {
+      const interval a = staged.epsilon(d), b = one.epsilon(d);
+      EXPECT_LE(a.lower, b.upper) << spec << " delta=" << d;
+      EXPECT_LE(b.lower, a.upper) << spec << " delta=" << d;
+    }
+  }
+}
+
 TEST(ComposeSweep, TruthHelperAgreesWithClosedForms) {
   // The sweep's truth vs closed forms, where they exist (so a sweep miss is the
   // engine's, not the helper's).
@@ -1149,10 +1185,14 @@ TEST(ComposeAsymmetric, DiscreteLawsWithAStrandedBottomBracketTheTruth) {
         chk.contains(ctx, "delta(eps=" + g17(eps) + ")", c.delta(eps), static_cast<double>(exact_delta(ex, eps)), 1e-10, 1e-14);
       }
       const curve lo = c.forward_lower_curve(), hi = c.forward_upper_curve();
+      // (a staged first stage takes every stride-th tangent line only)
+      const curve lo3 = c.forward_lower_curve(3);
+      EXPECT_THROW(c.forward_lower_curve(0), std::invalid_argument);
       for (int i = 1; i < 50; ++i) {
         const double a = i / 50.0;
         const double f = static_cast<double>(exact_beta(ex, idx, a));
         chk.contains(ctx, "forward f(alpha=" + g17(a) + ")", {beta(lo, a), beta(hi, a)}, f, 1e-10, 1e-14);
+        chk.contains(ctx, "forward f(alpha=" + g17(a) + "), stride 3", {beta(lo3, a), beta(hi, a)}, f, 1e-10, 1e-14);
       }
     }
   }

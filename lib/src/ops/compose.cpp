@@ -22,6 +22,17 @@
 
 namespace fdp {
 curve kfold_total_delta(double eps, double delta, std::int64_t k);
+namespace detail {
+// The engine's access to a composition's grids: compose_terms, and the same
+// pass composing the same discretized grids a second time with other counts
+// (`also`, one per term) into *also_out (one pass: max_refinements = 0,
+// method pld). Staged composition takes its k-fold and (k+1)-fold from one
+// discretization this way.
+struct compose_access {
+  static composition run(const std::vector<compose_term>& terms, const compose_options& opt,
+                         const std::vector<std::int64_t>* also, std::optional<composition>* also_out);
+};
+}  // namespace detail
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
@@ -298,13 +309,12 @@ std::size_t capped_grid(std::size_t max_grid, std::size_t limit) {
   return max_grid > 0 ? std::min(max_grid, limit) : limit;
 }
 
-// The first grid step for a list of terms (see compose_terms).
-double auto_step(const std::vector<compose_term>& terms) {
+// The first grid step for terms given as (per-term spread, count) pairs.
+double auto_step_of(const std::vector<std::pair<double, double>>& scale_times) {
   double var = 0.0, cnt = 0.0;
-  for (const auto& t : terms) {
-    const double s = t.law->scale();
-    var += static_cast<double>(t.times) * s * s;
-    cnt += static_cast<double>(t.times);
+  for (const auto& [s, n] : scale_times) {
+    var += n * s * s;
+    cnt += n;
   }
   // Second-order error: the composed variance moves by about n h^2/4, so h is
   // a fraction of the average per-term spread; and the optimistic garbling
@@ -313,11 +323,17 @@ double auto_step(const std::vector<compose_term>& terms) {
   // like 1/sqrt(n) for n-fold compositions, so the starting step grows like
   // n^{1/4} (then capped by the per-term resolution below).
   double h0 = 0.1 * std::sqrt(var / cnt) * std::max(1.0, std::pow(cnt / 1e5, 0.25));
-  for (const auto& t : terms) {
-    const double s = t.law->scale();
-    if (s > 0) h0 = std::min(h0, 0.25 * s);
+  for (const auto& st : scale_times) {
+    if (st.first > 0) h0 = std::min(h0, 0.25 * st.first);
   }
   return h0 > 0 ? h0 : 1e-3;
+}
+
+// The first grid step for a list of terms (see compose_terms).
+double auto_step(const std::vector<compose_term>& terms) {
+  std::vector<std::pair<double, double>> st;
+  for (const auto& t : terms) st.emplace_back(t.law->scale(), static_cast<double>(t.times));
+  return auto_step_of(st);
 }
 
 // The first stage's count k for an n-fold: a divisor of n within a factor 2
@@ -346,20 +362,38 @@ std::optional<std::vector<compose_term>> staged_terms(const std::vector<compose_
   bool any = false;
   for (const auto& t : terms) any = any || staged(t);
   if (!any) return std::nullopt;
+  // The second stage's first step, estimated from the terms' spreads (a
+  // k-fold's is sqrt(k) times one term's): the first stage's lower polygon
+  // needs tangent lines only a fraction of it apart (see `stride` below).
+  double h2 = 0.0;
+  {
+    std::vector<std::pair<double, double>> st;
+    for (const auto& t : terms) {
+      const double sc = t.law->scale();
+      if (!staged(t)) {
+        st.emplace_back(sc, static_cast<double>(t.times));
+        continue;
+      }
+      const std::int64_t k = stage_split(t.times), r = t.times / k;
+      st.emplace_back(std::sqrt(static_cast<double>(k)) * sc, static_cast<double>(r));
+    }
+    h2 = auto_step_of(st);
+  }
   std::vector<compose_term> out;
   for (const auto& t : terms) {
     if (!staged(t)) {
       out.push_back(t);
       continue;
     }
-    // A remainder rem = n - r k > 0 enters the second stage either as rem
-    // raw terms, whose grid must then resolve one term (10^6 + 3 Laplace:
-    // 80,859 points against 5,692), or as rem of the r first-stage results
-    // being (k+1)-folds (n = (r - rem) k + rem (k + 1)), which costs a second
-    // first stage. The second is cheaper where the first stage is (laws
-    // with atoms: Laplace x (10^6 + 3) 177 -> 69 M instructions); a
-    // continuous law's first-stage sweep is the dearer part (subsampled
-    // Gaussian x (10^6 + 3): 575 M with raw terms, 674 M with (k+1)-folds).
+    // A remainder rem = n - r k > 0 (0 < rem <= r, stage_split) makes rem of
+    // the r first-stage results (k+1)-folds: n = (r - rem) k + rem (k + 1).
+    // Both come from one discretization (compose_access: the (k+1)-fold is
+    // one more composition of the same grids). As rem raw terms the
+    // remainder would make the second stage resolve one term (10^6 + 3
+    // Laplace: 80,859 points against 5,692); as a second first stage it
+    // would repeat the discretization, the dearer part for a continuous law
+    // (subsampled Gaussian x (10^6 + 3): 575 M instructions with raw terms,
+    // 674 M with a second first stage).
     const std::int64_t k = stage_split(t.times);
     const std::int64_t r = t.times / k, rem = t.times - r * k;
     compose_options o1 = opt;
@@ -379,12 +413,19 @@ std::optional<std::vector<compose_term>> staged_terms(const std::vector<compose_
     // then decides, or refuses)
     o1.max_grid = capped_grid(opt.max_grid, std::size_t(1) << 20);
     o1.outer_times = r * std::max<std::int64_t>(opt.outer_times, 1);
+    // The mass outside the first stage's FFT window counts in each of the r
+    // k-folds: its share of the accuracy at delta_hint is that of the
+    // one-grid default (1e-3 tolerance delta_hint) split among them, rather
+    // than the one-grid cap of 1e-16 (10^6-fold subsampled Gaussian: a
+    // window of 21,883 points instead of 25,606 for 3e-14).
+    if (opt.tail <= 0) {
+      const double dh = opt.delta_hint > 0 ? std::max(opt.delta_hint, 1e-300) : 1e-5;
+      o1.tail = 1e-3 * opt.tolerance * dh / static_cast<double>(o1.outer_times);
+    }
     const bool sym = t.law->symmetric();
-    // The kk-fold's two polygons as the laws of one second-stage term.
-    auto first_stage = [&](std::int64_t kk, std::int64_t times) {
-      compose_term t1 = t;
-      t1.times = kk;
-      t1.closed.reset();
+    // A first-stage kk-fold's two polygons as the laws of one second-stage
+    // term, composed `times` times.
+    auto polygons = [&](const composition& c1, std::int64_t kk, std::int64_t times) {
       auto law_of = [&](const curve& c, const char* which) {
         const pld d = to_pld(c);
         std::vector<loss_atom> at;
@@ -395,10 +436,20 @@ std::optional<std::vector<compose_term>> staged_terms(const std::vector<compose_
                          t.text + " (" + std::to_string(kk) + "-fold, " + which + ")"));
       };
       compose_term s;
-      const composition c1 = compose_terms({t1}, o1);
+      // The second stage discretizes the lower polygon on its own, coarser
+      // grid, whose connect-the-dots construction takes the polygon's delta
+      // at that grid's losses only. Tangent lines an eighth of that step
+      // apart (instead of every first-stage grid point: 10^6-fold subsampled
+      // Gaussian, h2 / h1 ~ 32) lower it by a second-order amount well
+      // inside the second stage's own discretization error and take a third
+      // of the work (there, stride 3: upper end 1.625893 -> 1.625905,
+      // 321 -> 277 M instructions).
+      const double h1 = c1.grid_step();
+      const std::size_t stride =
+          h1 > 0 && h2 > 0 ? static_cast<std::size_t>(std::clamp(std::floor(h2 / (8.0 * h1)), 1.0, 64.0)) : 1;
       // The two polygons (and their laws) are independent: the upper one is
       // built on a second thread unless opt.threads == 1.
-      auto lower = [&] { return law_of(c1.forward_lower_curve(), "lower polygon"); };
+      auto lower = [&] { return law_of(c1.forward_lower_curve(stride), "lower polygon"); };
       auto upper = [&] { return law_of(c1.forward_upper_curve(), "upper polygon"); };
       if (opt.threads != 1) {
         std::tie(s.law, s.law_opt) = run_pair(lower, upper);
@@ -410,19 +461,15 @@ std::optional<std::vector<compose_term>> staged_terms(const std::vector<compose_
       s.text = t.text + " (staged: " + std::to_string(kk) + "-fold, then x" + std::to_string(times) + ")";
       return s;
     };
-    const bool split = rem > 0 && !t.law->atoms().empty();
     try {
-      if (split) {
-        if (r - rem > 0) out.push_back(first_stage(k, r - rem));
-        out.push_back(first_stage(k + 1, rem));
-      } else {
-        out.push_back(first_stage(k, r));
-        if (rem > 0) {
-          compose_term t2 = t;
-          t2.times = rem;
-          out.push_back(std::move(t2));
-        }
-      }
+      compose_term t1 = t;
+      t1.times = k;
+      t1.closed.reset();
+      const std::vector<std::int64_t> plus_one{k + 1};
+      std::optional<composition> c_plus;
+      const composition c1 = detail::compose_access::run({t1}, o1, rem > 0 ? &plus_one : nullptr, &c_plus);
+      if (r - rem > 0) out.push_back(polygons(c1, k, r - rem));
+      if (rem > 0) out.push_back(polygons(*c_plus, k + 1, rem));
     } catch (const evaluation_error&) {
       return std::nullopt;  // not representable in stages: one grid as before
     }
@@ -432,8 +479,17 @@ std::optional<std::vector<compose_term>> staged_terms(const std::vector<compose_
 
 }  // namespace
 
-composition compose_terms(const std::vector<compose_term>& terms_in, const compose_options& opt) {
+composition compose_terms(const std::vector<compose_term>& terms, const compose_options& opt) {
+  return detail::compose_access::run(terms, opt, nullptr, nullptr);
+}
+
+namespace detail {
+composition compose_access::run(const std::vector<compose_term>& terms_in, const compose_options& opt,
+                                const std::vector<std::int64_t>* also, std::optional<composition>* also_out) {
   const std::vector<compose_term>& terms = terms_in;
+  if (also && (also->size() != terms.size() || !also_out || opt.max_refinements != 0 || opt.method != compose_method::pld)) {
+    throw std::logic_error("compose_access::run: a variant needs one count per term, an output, one pass and method pld");
+  }
   if (terms.empty()) throw std::invalid_argument("compose(specs): at least one spec is required");
   for (const auto& t : terms) {
     if (t.times < 1) detail::throw_domain("compose", "times", static_cast<long long>(t.times), "must be an integer >= 1");
@@ -580,6 +636,10 @@ composition compose_terms(const std::vector<compose_term>& terms_in, const compo
     if (ref > 0 && static_cast<double>(last_size) * last_h / h > static_cast<double>(opt.max_auto_grid)) break;
     std::vector<std::int64_t> times;
     for (const auto& t : terms) times.push_back(t.times);
+    // the counts to compose the discretized grids with: the terms' own, and
+    // the variant's when one is asked for
+    std::vector<const std::vector<std::int64_t>*> variants{&times};
+    if (also) variants.push_back(also);
     // One side (pessimistic or optimistic): discretize every term, then
     // compose in both orientations. The two sides share nothing but the
     // (immutable) laws and FFTW's planner (behind its mutex), so they run on
@@ -628,21 +688,31 @@ composition compose_terms(const std::vector<compose_term>& terms_in, const compo
       clock_gettime(CLOCK_THREAD_CPUTIME_ID, &tsd);
       std::vector<const grid_pmf*> ptrs;
       for (auto& x : g) ptrs.push_back(&x);
-      side_result out;
-      // one orientation: the plain composition, and the tilted one when asked
+      std::vector<side_result> out(variants.size());
+      // one orientation: the plain composition, and the tilted one when
+      // asked, for every variant of the counts
+      using oriented = std::pair<composed_pld, std::optional<composed_pld>>;
       auto orient = [&](bool use_p) {
-        std::pair<composed_pld, std::optional<composed_pld>> r2{compose_grid(ptrs, times, use_p, tail, 0.0, cap),
-                                                                std::nullopt};
-        if (tilt) r2.second = compose_grid(ptrs, times, use_p, tail, delta_hint, cap);
+        std::vector<oriented> r2;
+        for (const auto* tv : variants) {
+          r2.push_back({compose_grid(ptrs, *tv, use_p, tail, 0.0, cap), std::nullopt});
+          if (tilt) r2.back().second = compose_grid(ptrs, *tv, use_p, tail, delta_hint, cap);
+        }
         return r2;
       };
       if (asym && split_inv) {
         auto both = run_pair([&] { return orient(false); }, [&] { return orient(true); });
-        std::tie(out.fwd, out.fwd_t) = std::move(both.first);
-        std::tie(out.inv, out.inv_t) = std::move(both.second);
+        for (std::size_t v = 0; v < out.size(); ++v) {
+          std::tie(out[v].fwd, out[v].fwd_t) = std::move(both.first[v]);
+          std::tie(out[v].inv, out[v].inv_t) = std::move(both.second[v]);
+        }
       } else {
-        std::tie(out.fwd, out.fwd_t) = orient(false);
-        if (asym) std::tie(out.inv, out.inv_t) = orient(true);
+        auto f = orient(false);
+        for (std::size_t v = 0; v < out.size(); ++v) std::tie(out[v].fwd, out[v].fwd_t) = std::move(f[v]);
+        if (asym) {
+          auto b = orient(true);
+          for (std::size_t v = 0; v < out.size(); ++v) std::tie(out[v].inv, out[v].inv_t) = std::move(b[v]);
+        }
       }
       if (std::getenv("FDP_TRACE_REFINE")) {
         const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
@@ -656,6 +726,7 @@ composition compose_terms(const std::vector<compose_term>& terms_in, const compo
       return out;
     };
     composition next;
+    std::optional<composition> next_also;
     try {
       // Small problems stay on the calling thread (a thread costs ~50 us).
       double pts = 0.0;
@@ -669,7 +740,7 @@ composition compose_terms(const std::vector<compose_term>& terms_in, const compo
                                " points, above the limit of " + std::to_string(opt.max_grid));
       }
       const bool par = opt.threads != 1 && pts > 2000.0;
-      side_result ps, os;
+      std::vector<side_result> ps, os;
       if (par) {
         std::tie(os, ps) = run_pair([&] { return run_side(pld_side::optimistic, true); },
                                     [&] { return run_side(pld_side::pessimistic, false); });
@@ -677,24 +748,30 @@ composition compose_terms(const std::vector<compose_term>& terms_in, const compo
         ps = run_side(pld_side::pessimistic, false);
         os = run_side(pld_side::optimistic, false);
       }
-      next.pess_ = std::move(ps.fwd);
-      next.opt_ = std::move(os.fwd);
-      next.pess_t_ = std::move(ps.fwd_t);
-      next.opt_t_ = std::move(os.fwd_t);
-      if (asym) {
-        next.inv_pess_ = std::move(ps.inv);
-        next.inv_opt_ = std::move(os.inv);
-        next.inv_pess_t_ = std::move(ps.inv_t);
-        next.inv_opt_t_ = std::move(os.inv_t);
-      }
+      auto assemble = [&](side_result& pr, side_result& orr) {
+        composition c;
+        c.pess_ = std::move(pr.fwd);
+        c.opt_ = std::move(orr.fwd);
+        c.pess_t_ = std::move(pr.fwd_t);
+        c.opt_t_ = std::move(orr.fwd_t);
+        if (asym) {
+          c.inv_pess_ = std::move(pr.inv);
+          c.inv_opt_ = std::move(orr.inv);
+          c.inv_pess_t_ = std::move(pr.inv_t);
+          c.inv_opt_t_ = std::move(orr.inv_t);
+        }
+        c.h_ = h;
+        for (const auto& t : terms)
+          c.unbounded_ = c.unbounded_ || !std::isfinite(t.law->hi()) || (asym && !std::isfinite(t.law->lo()));
+        c.refinements_ = ref;
+        return c;
+      };
+      next = assemble(ps[0], os[0]);
+      if (also) next_also = assemble(ps[1], os[1]);
     } catch (const evaluation_error&) {
       if (ref == 0) throw;
       break;  // the finer grid does not fit: keep the previous bracket
     }
-    next.h_ = h;
-    for (const auto& t : terms)
-      next.unbounded_ = next.unbounded_ || !std::isfinite(t.law->hi()) || (asym && !std::isfinite(t.law->lo()));
-    next.refinements_ = ref;
     const interval e = next.epsilon(delta_hint);
     if (std::getenv("FDP_TRACE_REFINE")) std::fprintf(stderr, "ref %d h=%g N=%zu eps=[%.9g, %.9g]\n", ref, h, next.pess_->size(), e.lower, e.upper);
     // A finer grid can widen the bracket when the error bounds of the
@@ -706,6 +783,7 @@ composition compose_terms(const std::vector<compose_term>& terms_in, const compo
     const double width = std::isfinite(e.upper) ? e.upper - e.lower : kInf;
     if (ref > 0 && std::isfinite(last_width) && !(width < last_width)) break;
     r = std::move(next);
+    if (also) *also_out = std::move(next_also);
     last_size = r.pess_->size();
     last_h = h;
     const bool ok = std::isfinite(e.upper) && (e.upper - e.lower) <= opt.tolerance * std::max(e.upper, 1e-3);
@@ -725,8 +803,10 @@ composition compose_terms(const std::vector<compose_term>& terms_in, const compo
     target = h * factor;
   }
   r.envelopes_ = std::make_shared<composition::beta_envelopes>();
+  if (also && *also_out) (*also_out)->envelopes_ = std::make_shared<composition::beta_envelopes>();
   return r;
 }
+}  // namespace detail
 
 composition compose(const std::vector<spec>& specs, const compose_options& opt) {
   std::vector<compose_term> terms;
@@ -1021,29 +1101,35 @@ namespace {
 // The tangent-line polygon of one orientation: max_j (1 - delta_upper(eps_j)
 // - e^{eps_j} a) over the grid's eps values (each line is a valid lower
 // bound on that orientation's trade-off function).
-curve lower_polygon(const composed_pld& c, const std::optional<composed_pld>& tilted) {
+// With stride > 1 only every stride-th eps (and the last) gives a line: the
+// polygon is still a valid lower bound, lower by O((stride h)^2).
+curve lower_polygon(const composed_pld& c, const std::optional<composed_pld>& tilted, std::size_t stride) {
   std::vector<double> cs, ss;
-  for (std::size_t j = 0; j < c.size(); ++j) {
+  auto line = [&](std::size_t j) {
     const double e = c.lo() + static_cast<double>(j) * c.h();
     double d = c.delta_upper(e);
     if (tilted) d = std::min(d, tilted->delta_upper(e));
     cs.push_back(1.0 - d);
     ss.push_back(std::exp(e));
-  }
+  };
+  const std::size_t n = c.size();
+  for (std::size_t j = 0; j < n; j += stride) line(j);
+  if (n > 0 && (n - 1) % stride != 0) line(n - 1);
   return envelope_of_lines(cs, ss);
 }
 
 }  // namespace
 
-curve composition::forward_lower_curve() const {
+curve composition::forward_lower_curve(std::size_t stride) const {
+  if (stride < 1) detail::throw_domain("forward_lower_curve", "stride", static_cast<long long>(stride), "must be >= 1");
   if (exact_) return to_curve_exact(*exact_);
-  const curve fwd = lower_polygon(*pess_, pess_t_);
+  const curve fwd = lower_polygon(*pess_, pess_t_, stride);
   if (!inv_pess_) return fwd;
   // The inverse orientation's polygon G <= F^{-1} gives G^{-1} <= F: it is
   // what bounds F near a = 1 (the forward grid's lower tail ends there, and
   // its polygon reaches 0 before a = 1; for the inverse orientation that
   // would be a mass at +inf).
-  return pointwise_max(fwd, inverse(lower_polygon(*inv_pess_, inv_pess_t_)));
+  return pointwise_max(fwd, inverse(lower_polygon(*inv_pess_, inv_pess_t_, stride)));
 }
 
 curve composition::forward_upper_curve() const {

@@ -613,15 +613,21 @@ std::shared_ptr<const fft_plans> plans_for(std::int64_t n) { return detail::fftw
 // ~10 ms at N = 24576 and ~27 ms at 2^18 (FFTW_ESTIMATE), more than all the
 // kissfft transforms of a one-shot composition at N <= 2^17 (whole-process
 // S3b: 48 -> 41 ms CPU with kissfft). So: kissfft below 2^18 unless this
-// length already has a plan or keeps coming back (calibration, ledgers,
-// refinement at a fixed N), where the plan pays for itself.
+// length keeps coming back (calibration, ledgers, staged first stages),
+// where the plan pays for itself. When it does is a rent-or-buy question:
+// at N = 24,576 a plan costs ~52 M instructions and kissfft ~3.5 M more
+// than FFTW per composition, so FFTW takes over after 12 compositions of
+// one length (paying at most about twice what the better choice in
+// hindsight costs). After 4, as before, the 8 compositions of a staged
+// first stage with a remainder (10^6 + 3 subsampled Gaussian) paid a
+// plan for 4 of them: 452 -> 424 M instructions.
 bool fftw_worth_it(std::int64_t n) {
   if (n < (std::int64_t(1) << 14)) return false;
   if (n >= (std::int64_t(1) << 18)) return true;
   static std::map<std::int64_t, int> uses;
   std::lock_guard<std::mutex> lk(fftw_mutex());
   if (uses.size() > 256) uses.clear();
-  return ++uses[n] > 4;
+  return ++uses[n] > 12;
 }
 
 std::int64_t good_size(std::int64_t n) {

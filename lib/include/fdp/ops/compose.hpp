@@ -40,7 +40,8 @@ struct compose_options {
   /// support, not on the grid).
   double delta_hint = 1e-5;
   /// Mass allowed outside the FFT window (bounded and accounted for);
-  /// 0 chooses min(1e-16, 1e-3 * tolerance * delta_hint).
+  /// 0 chooses min(1e-16, 1e-3 * tolerance * delta_hint) (staged
+  /// composition's first stage: 1e-3 * tolerance * delta_hint / outer_times).
   double tail = 0.0;
   int max_refinements = 6;
   /// Automatic refinement stops before a grid larger than this.
@@ -87,6 +88,10 @@ struct compose_term {
 /// Builds the term of a spec (validating its parameters).
 compose_term make_term(const spec& s);
 
+namespace detail {
+struct compose_access;  // the engine's access to a composition's grids (compose.cpp)
+}
+
 class composition {
  public:
   /// "exact" or "pld".
@@ -118,8 +123,11 @@ class composition {
   /// inverse): a polygon at or below it (tangent lines at the pessimistic
   /// grid's eps values) and one at or above it (the optimistic grid's
   /// profile). Used by staged composition; throws evaluation_error if the
-  /// upper polygon cannot be represented (losses beyond 700).
-  curve forward_lower_curve() const;
+  /// upper polygon cannot be represented (losses beyond 700). With
+  /// stride > 1 the lower polygon takes the tangent lines of every
+  /// stride-th grid eps only (and the last): still at or below the truth,
+  /// lower by O((stride h)^2), stride times cheaper.
+  curve forward_lower_curve(std::size_t stride = 1) const;
   curve forward_upper_curve() const;
 
   double grid_step() const { return h_; }
@@ -128,6 +136,7 @@ class composition {
 
  private:
   friend composition compose_terms(const std::vector<compose_term>&, const compose_options&);
+  friend struct detail::compose_access;
   double delta_up(double eps) const;
   double delta_lo(double eps) const;
   // beta(alpha) of a numeric composition: the envelopes of the grids' lines,
