@@ -132,6 +132,54 @@ TEST(PldGrid, CurvesBracketTheClosedForms) {
   }
 }
 
+TEST(PldGrid, AtomicLawsAreSweptAsAtomsOnly) {
+  // A law made of atoms alone (a polygon's, as staged composition hands on)
+  // has no continuous part: the optimistic sweep takes its atoms only. Its
+  // result must still be a garbling with grid ratios, and both sides must
+  // bracket the polygon's own trade-off function.
+  EXPECT_FALSE(make_law(tradeoff(gaussian(1.0)))->atomic());
+  EXPECT_FALSE(make_law(tradeoff(laplace(0.5)))->atomic());  // two atoms and a density
+  EXPECT_FALSE(subsampled_gaussian_law(1.0, 1.0, 0.01)->atomic());
+  EXPECT_TRUE(make_law(tradeoff(eps_delta(1.0, 0.01)))->atomic());
+  // the tangent polygon of G_1 with 3,000 vertices: ~3,000 atoms a few per grid step
+  std::vector<curve::point> pts;
+  for (int i = 0; i <= 3000; ++i) {
+    const double a = std::pow(10.0, -14.0 + 14.0 * i / 3000.0);
+    pts.push_back({a, beta(gaussian(1.0), a)});
+  }
+  pts.push_back({0.0, 1.0});
+  const curve poly = curve::from_points(pts);
+  const pld d = to_pld(poly);
+  std::vector<loss_atom> at;
+  for (std::size_t i = 0; i < d.loss.size(); ++i) at.push_back({d.loss[i], d.p[i], d.q[i]});
+  const auto law = discrete_law(at, d.p_neg_inf, d.q_pos_inf, false, "G_1 polygon");
+  ASSERT_TRUE(law->atomic());
+  ASSERT_GT(at.size(), 1000u);
+  const double h = 0.01, off = 0.0;
+  const grid_pmf lo_g = discretize(*law, h, off, law->lo(), law->hi(), pld_side::pessimistic);
+  const grid_pmf hi_g = discretize(*law, h, off, law->lo(), law->hi(), pld_side::optimistic);
+  double sp = hi_g.p_neg_inf + hi_g.dropped_p, sq = hi_g.q_pos_inf + hi_g.dropped_q;
+  for (double v : hi_g.p) sp += v;
+  for (double v : hi_g.q) sq += v;
+  EXPECT_NEAR(sp, 1.0, 1e-12);
+  EXPECT_NEAR(sq, 1.0, 1e-12);
+  for (std::size_t i = 0; i < hi_g.p.size(); ++i) {
+    if (hi_g.p[i] > 1e-300 && hi_g.q[i] > 1e-300) {
+      const double l = hi_g.loss(hi_g.k0 + static_cast<std::int64_t>(i));
+      const double lean = hi_g.q[i] - std::exp(l) * hi_g.p[i];
+      if (lean < 0) EXPECT_LE(-lean, hi_g.err_q[i] + 1e-15 * hi_g.q[i]) << "atom " << i;
+      else EXPECT_LE(lean * std::exp(-l), hi_g.err_p[i] + 1e-15 * hi_g.p[i]) << "atom " << i;
+    }
+  }
+  const curve lo = curve_of(lo_g), hi = curve_of(hi_g);
+  for (int i = 0; i <= 400; ++i) {
+    const double a = i < 200 ? std::pow(10.0, -12.0 + 12.0 * i / 200.0) : (i - 200) / 200.0;
+    const double t = beta(poly, a);
+    EXPECT_LE(beta(lo, a), t + kCurveTol) << "alpha=" << a;
+    EXPECT_GE(beta(hi, a), t - kCurveTol) << "alpha=" << a;
+  }
+}
+
 TEST(PldGrid, AtomsAHairOffTheGridAreCountedOnce) {
   // A discrete law (a lattice version of G_mu's loss law) whose atoms sit on
   // a fine lattice h1; the grid step is 2.5 h1, so every fifth atom lands

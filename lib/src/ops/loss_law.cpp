@@ -54,6 +54,7 @@ class discrete_law_impl final : public loss_law {
   double lo() const override { return atoms_.empty() ? 0.0 : atoms_.front().loss; }
   double hi() const override { return atoms_.empty() ? 0.0 : atoms_.back().loss; }
   std::vector<loss_atom> atoms() const override { return atoms_; }
+  bool atomic() const override { return true; }
   bool symmetric() const override { return sym_; }
   double scale() const override { return scale_; }
   std::string describe() const override { return name_; }

@@ -150,7 +150,7 @@ class sweeper {
  public:
   sweeper(const loss_law& law, double h, double off, double lo, double hi, double coarse = 0.0,
           bool cap_end = true)
-      : law_(law), h_(h), off_(off), true_atoms_(law.atoms()) {
+      : law_(law), atomic_(law.atomic()), h_(h), off_(off), true_atoms_(law.atoms()) {
     if (coarse > 0 && true_atoms_.empty()) set_strides(coarse, cap_end);
     for (const auto& a : true_atoms_) atoms_.push_back({a.loss, a.p, a.q, 0.0});
     klo_ = static_cast<std::int64_t>(std::floor((std::max(lo, law.lo()) - off) / h + 1e-9));
@@ -455,9 +455,12 @@ class sweeper {
     return -1;
   }
   // Continuous part on (a, b) (no atoms): the law's mass minus its atoms at
-  // their true positions.
+  // their true positions. For an atomic law it is 0, exactly: the
+  // subtraction would leave rounding residues (~1e-16 of the range's mass)
+  // that send the root finder after mass that is not there, and it costs
+  // two passes over the atoms in range (staged polygons: ~25,000 atoms).
   mass2 cont_only(double a, double b) const {
-    if (!(b > a)) return {};
+    if (atomic_ || !(b > a)) return {};
     mass2 m = law_.mass(a, b);
     auto it = std::upper_bound(true_atoms_.begin(), true_atoms_.end(), a,
                                [](double v, const loss_atom& at) { return v < at.loss; });
@@ -591,6 +594,7 @@ class sweeper {
   }
 
   const loss_law& law_;
+  bool atomic_;  // law_.atomic(): no continuous part
   double h_, off_;
   std::vector<satom> atoms_;           // snapped to the grid where within rounding
   std::vector<loss_atom> true_atoms_;  // as the law reports them
@@ -668,6 +672,7 @@ class reflected_law final : public loss_law {
   double lo() const override { return -l_.hi(); }
   double hi() const override { return -l_.lo(); }
   std::vector<loss_atom> atoms() const override { return atoms_; }
+  bool atomic() const override { return l_.atomic(); }
   bool symmetric() const override { return l_.symmetric(); }
   double scale() const override { return l_.scale(); }
   std::string describe() const override { return "reflected " + l_.describe(); }

@@ -43,6 +43,8 @@ class loss_law {
   virtual double hi() const = 0;
   /// Point masses in the finite part, sorted by loss.
   virtual std::vector<loss_atom> atoms() const { return {}; }
+  /// True if the finite part is atoms() alone (no continuous part).
+  virtual bool atomic() const { return false; }
   /// True if T(P, Q) = T(Q, P).
   virtual bool symmetric() const = 0;
   /// The standard deviation of L under Q (finite part), for grid sizing.
