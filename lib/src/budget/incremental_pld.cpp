@@ -157,8 +157,11 @@ struct ipld_term {
   std::vector<double> x, e;
   double off = 0.0;
   std::int64_t k0 = 0;
-  double fin = 0.0, all = 0.0, l2 = 0.0, s0 = 0.0, e0 = 0.0;
+  double fin = 0.0, all = 0.0, l2 = 0.0, s0 = 0.0, e0 = 0.0, a0 = 0.0;
   std::vector<double> km, ke;
+  // e with the discretization's shifts discounted (shift_discounted_errors;
+  // empty: none), its sum and tilted log-sums
+  std::vector<double> a, ka;
 };
 
 struct ipld_group {
@@ -210,6 +213,11 @@ ipld_term make_term(const grid_pmf& g, bool use_p, double h) {
   t.l2 = std::sqrt(s2);
   tilted_log_mgfs(t.x, t.off, h, t.k0, kTilts(), t.km);
   tilted_log_mgfs(t.e, t.off, h, t.k0, kTilts(), t.ke);
+  t.a = shift_discounted_errors(g, use_p, t.e, h);
+  if (!t.a.empty()) {
+    for (double v : t.a) t.a0 += v;
+    tilted_log_mgfs(t.a, t.off, h, t.k0, kTilts(), t.ka);
+  }
   return t;
 }
 
@@ -230,9 +238,12 @@ struct incremental_pld::channel {
   double off = 0.0;
   std::int64_t base = 0, top = 0;
   double fin_log = 0.0, all_log = 0.0, err_in = 0.0, mults = 0.0;
-  double lg0 = 0.0, ktot0 = 0.0;
-  std::vector<double> K, LG;
-  channel() : K(detail::kTilts().size(), 0.0), LG(detail::kTilts().size(), 0.0) {}
+  std::vector<double> K;
+  // mass-error bounds, flat (acc0) and per tilt (acc), as in compose_grid
+  detail::error_bound_acc acc0;
+  std::vector<detail::error_bound_acc> acc;
+  bool shifts = false;
+  channel() : K(detail::kTilts().size(), 0.0), acc(detail::kTilts().size()) {}
 
   void add_sums(const ipld_term& t, std::int64_t n) {
     const double nn = static_cast<double>(n);
@@ -242,14 +253,14 @@ struct incremental_pld::channel {
     fin_log += nn * std::log(t.fin);
     all_log += nn * std::log(t.all);
     err_in += nn * t.l2;
-    if (t.s0 > 0) {
-      lg0 += nn * std::log1p(t.e0 / t.s0);
-      ktot0 += nn * std::log(t.s0);
-    }
+    // (a term with errors but no finite mass counts too: its factor is D)
+    const double le0 = std::log(t.e0);
+    acc0.add(std::log(t.s0), le0, t.a.empty() ? le0 : std::log(t.a0), nn);
     for (std::size_t i = 0; i < K.size(); ++i) {
       K[i] += nn * t.km[i];
-      if (std::isfinite(t.km[i]) && std::isfinite(t.ke[i])) LG[i] += nn * std::log1p(std::exp(t.ke[i] - t.km[i]));
+      acc[i].add(t.km[i], t.ke[i], t.a.empty() ? t.ke[i] : t.ka[i], nn);
     }
+    shifts = shifts || !t.a.empty();
   }
 
   // The Chernoff window [klo, khi] (grid indices) for tail mass kTail per side.
@@ -634,9 +645,15 @@ const incremental_pld::view& incremental_pld::get_view(int c) const {
       if (ts[i] < 0 && std::isfinite(C.K[i])) b = std::min(b, std::exp(C.K[i] - ts[i] * ybot));
     v.tail_lo = b;
   }
-  v.err0 = std::exp(C.ktot0) * std::expm1(C.lg0);
+  // (the shifts' bound holds for t >= 0 only: it bounds nu{> eps - l} by a
+  // Chernoff bound; see compose_grid)
+  v.err0 = std::exp(C.acc0.log_product());
+  if (C.shifts) v.err0 = std::min(v.err0, std::exp(C.acc0.log_shift()));
   v.err_k.resize(ts.size());
-  for (std::size_t i = 0; i < ts.size(); ++i) v.err_k[i] = C.K[i] + std::log(std::expm1(C.LG[i]));
+  for (std::size_t i = 0; i < ts.size(); ++i) {
+    v.err_k[i] = C.acc[i].log_product();
+    if (C.shifts && ts[i] > 0) v.err_k[i] = std::min(v.err_k[i], C.acc[i].log_shift());
+  }
   // suffix sums (compensated) and e^{-(lambda_i - lambda_j)}-weighted sums
   const std::size_t n = v.m.size();
   v.sm.assign(n + 1, 0.0);

@@ -802,24 +802,7 @@ composed_pld compose_grid(const std::vector<const grid_pmf*>& pmfs,
     t.e = use_p ? std::vector<double>(g.err_p.rbegin(), g.err_p.rend()) : g.err_q;
     if (t.e.size() != t.x.size()) t.e.assign(t.x.size(), 0.0);
     for (std::size_t k = 0; k < t.e.size(); ++k) t.e[k] += 8 * kU * std::fabs(t.x[k]);
-    // Shifts (grid_pmf::shift_p / shift_q) in this orientation's index: the
-    // move between atoms k - 1 and k sits at k, its upper end (reflecting
-    // maps the move between original atoms i - 1 and i to n - i - 1, n - i).
-    const std::vector<double>& sh = use_p ? g.shift_p : g.shift_q;
-    const std::size_t n = t.x.size();
-    bool any_shift = false;
-    for (double v : sh) any_shift = any_shift || v > 0;
-    if (any_shift && sh.size() == n) {
-      std::vector<double> up(n + 1, 0.0);
-      for (std::size_t i = 1; i < n; ++i) up[use_p ? n - i : i] = sh[i];
-      const double hc = std::min(h, 1.0);
-      t.a.resize(n);
-      for (std::size_t k = 0; k < n; ++k) {
-        // (the subtraction's rounding is covered by 4 kU of e)
-        const double mono = std::max(0.0, t.e[k] - up[k] - up[k + 1]) + 4 * kU * t.e[k];
-        t.a[k] = mono + hc * up[k];
-      }
-    }
+    t.a = detail::shift_discounted_errors(g, use_p, t.e, h);
     ts.push_back(std::move(t));
   }
   composed_pld r;
@@ -1473,43 +1456,65 @@ mass_err_logs logs_of(double lm, double le) {
 }
 }  // namespace
 
+error_bound_acc::error_bound_acc() : ls(-kInf) {}
+
+void error_bound_acc::add(double lm, double le, double la, double n) {
+  const mass_err_logs g = logs_of(lm, le);
+  // log(((M + D)^n - M^n) / D) = n log(M + D) - log D + log(1 - (M / (M + D))^n),
+  // and log(n M^{n-1}) where D = 0
+  double lf;
+  if (le == -kInf) {
+    lf = n == 1.0 ? 0.0 : std::log(n) + (n - 1.0) * lm;
+  } else {
+    lf = n * g.lmd - le + std::log(-std::expm1(-n * g.r));
+  }
+  // the terms so far: times M^n (an empty sum stays empty)
+  if (ls != -kInf) ls += n * lm;
+  if (la != -kInf) {
+    const double v = lmd + lf + la;
+    if (ls == -kInf || v > ls) ls = v + (ls == -kInf ? 0.0 : log1p_exp(ls - v));
+    else if (v != -kInf) ls = ls + log1p_exp(v - ls);
+  }
+  lmd += n * g.lmd;
+  r += n * g.r;
+}
+
+// prod (M + D)^n (1 - prod (M / (M + D))^n): no cancellation for small D
+double error_bound_acc::log_product() const { return lmd + std::log(-std::expm1(-r)); }
+
 double log_product_error_bound(const std::vector<double>& lm, const std::vector<double>& le,
                                const std::vector<double>& n) {
-  // prod (M + D)^n (1 - prod (M / (M + D))^n): no cancellation for small D
-  double s1 = 0.0, r = 0.0;
-  for (std::size_t i = 0; i < lm.size(); ++i) {
-    const mass_err_logs g = logs_of(lm[i], le[i]);
-    s1 += n[i] * g.lmd;
-    r += n[i] * g.r;
-  }
-  return s1 + std::log(-std::expm1(-r));
+  error_bound_acc acc;
+  for (std::size_t i = 0; i < lm.size(); ++i) acc.add(lm[i], le[i], le[i], n[i]);
+  return acc.log_product();
 }
 
 double log_shift_error_bound(const std::vector<double>& lm, const std::vector<double>& le,
                              const std::vector<double>& la, const std::vector<double>& n) {
-  const std::size_t m = lm.size();
-  // suffix[j] = sum_{i>j} n_i log M_i; the prefix of log(M_i + D_i) runs along
-  std::vector<double> suffix(m + 1, 0.0);
-  for (std::size_t j = m; j-- > 0;) suffix[j] = suffix[j + 1] + (j + 1 < m ? n[j + 1] * lm[j + 1] : 0.0);
-  double pre = 0.0, acc = -kInf;
-  for (std::size_t j = 0; j < m; ++j) {
-    const mass_err_logs g = logs_of(lm[j], le[j]);
-    // log(((M + D)^n - M^n) / D) = n log(M + D) - log D + log(1 - (M / (M + D))^n),
-    // and log(n M^{n-1}) where D = 0
-    double lf;
-    if (le[j] == -kInf) {
-      lf = n[j] == 1.0 ? 0.0 : std::log(n[j]) + (n[j] - 1.0) * lm[j];
-    } else {
-      lf = n[j] * g.lmd - le[j] + std::log(-std::expm1(-n[j] * g.r));
-    }
-    if (la[j] != -kInf) {
-      const double v = pre + suffix[j] + lf + la[j];
-      if (v > acc) acc = v + log1p_exp(acc - v);
-      else if (v != -kInf) acc = acc + log1p_exp(v - acc);
-    }
-    pre += n[j] * g.lmd;
+  error_bound_acc acc;
+  for (std::size_t i = 0; i < lm.size(); ++i) acc.add(lm[i], le[i], la[i], n[i]);
+  return acc.log_shift();
+}
+
+std::vector<double> shift_discounted_errors(const grid_pmf& g, bool use_p, const std::vector<double>& e, double h) {
+  // Shifts (grid_pmf::shift_p / shift_q) in this orientation's index: the
+  // move between atoms k - 1 and k sits at k, its upper end (reflecting
+  // maps the move between original atoms i - 1 and i to n - i - 1, n - i).
+  const std::vector<double>& sh = use_p ? g.shift_p : g.shift_q;
+  const std::size_t n = e.size();
+  bool any_shift = false;
+  for (double v : sh) any_shift = any_shift || v > 0;
+  if (!any_shift || sh.size() != n) return {};
+  std::vector<double> up(n + 1, 0.0);
+  for (std::size_t i = 1; i < n; ++i) up[use_p ? n - i : i] = sh[i];
+  const double hc = std::min(h, 1.0);
+  std::vector<double> a(n);
+  for (std::size_t k = 0; k < n; ++k) {
+    // (the subtraction's rounding is covered by 4 kU of e)
+    const double mono = std::max(0.0, e[k] - up[k] - up[k + 1]) + 4 * kU * e[k];
+    a[k] = mono + hc * up[k];
   }
-  return acc;
+  return a;
 }
 
 double loss_cut(const loss_law& law, double tau, bool upper, int bisections) {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "fdp/ops/loss_law.hpp"
+#include "fdp/ops/pld_grid.hpp"
 
 namespace fdp::detail {
 
@@ -32,6 +33,27 @@ double log_product_error_bound(const std::vector<double>& lm, const std::vector<
                                const std::vector<double>& n);
 double log_shift_error_bound(const std::vector<double>& lm, const std::vector<double>& le,
                              const std::vector<double>& la, const std::vector<double>& n);
+
+/// The same two bounds accumulated one term at a time (in any order: each
+/// order telescopes the product differently, every one is a bound). Adding
+/// term j multiplies the shift sum so far by M_j^{n_j} and adds
+/// prod_{i<j} (M_i + D_i)^{n_i} ((M_j + D_j)^{n_j} - M_j^{n_j}) / D_j A_j.
+struct error_bound_acc {
+  double lmd = 0.0;  // sum n log(M + D)
+  double r = 0.0;    // sum n log(1 + D / M) (+inf once a term has D > 0 = M)
+  double ls;         // log of the shift sum (-inf: empty)
+  error_bound_acc();
+  void add(double lm, double le, double la, double n);
+  double log_product() const;
+  double log_shift() const { return ls; }
+};
+
+/// A grid pmf's error bounds in one orientation (e: its err_q, or err_p
+/// reflected, plus input rounding) with the split's shifts discounted:
+/// a_k = max(0, e_k - up_k - up_{k+1}) + 4 kU e_k + min(h, 1) up_k, up_k the
+/// shift whose upper end is atom k (pld_grid.hpp). Empty when the pmf has
+/// no shifts.
+std::vector<double> shift_discounted_errors(const grid_pmf& g, bool use_p, const std::vector<double>& e, double h);
 
 /// Z[j] *= X[j]^n for j < m, by repeated squaring: the same multiplications
 /// in the same order as std::complex's own for each j (finite inputs: the
