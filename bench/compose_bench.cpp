@@ -59,8 +59,12 @@ void SubsampledGaussian_1e3(benchmark::State& st) {
 void SubsampledGaussian_1e6(benchmark::State& st) {
   run(st, {"subsampled-gaussian:sigma=1,q=0.0003162,times=1000000"}, 1e-5);
 }
+void SubsampledLaplace_1e3(benchmark::State& st) { run(st, {"subsampled-laplace:b=1,q=0.01,times=1000"}, 1e-5); }
+void SubsampledLaplace_1e6(benchmark::State& st) {
+  run(st, {"subsampled-laplace:b=1,q=0.00032,times=1000000"}, 1e-5);
+}
 // n = 10^6 + 3 (prime): no divisor near sqrt(n), so the first stage composes
-// a k-fold and a (k+1)-fold (compose.cpp, staged_terms)
+// a k-fold and a (k+1)-fold from the same grids (compose.cpp, staged_terms)
 void Laplace_1e6p3(benchmark::State& st) { run(st, {"laplace:b=316.2,times=1000003"}, 1e-5); }
 void SubsampledGaussian_1e6p3(benchmark::State& st) {
   run(st, {"subsampled-gaussian:sigma=1,q=0.0003162,times=1000003"}, 1e-5);
@@ -77,6 +81,8 @@ BENCHMARK(Laplace_1e3)->Unit(benchmark::kMillisecond);
 BENCHMARK(Laplace_1e6)->Unit(benchmark::kMillisecond);
 BENCHMARK(SubsampledGaussian_1e3)->Unit(benchmark::kMillisecond);
 BENCHMARK(SubsampledGaussian_1e6)->Unit(benchmark::kMillisecond);
+BENCHMARK(SubsampledLaplace_1e3)->Unit(benchmark::kMillisecond);
+BENCHMARK(SubsampledLaplace_1e6)->Unit(benchmark::kMillisecond);
 BENCHMARK(Laplace_1e6p3)->Unit(benchmark::kMillisecond);
 BENCHMARK(SubsampledGaussian_1e6p3)->Unit(benchmark::kMillisecond);
 BENCHMARK(Laplace_1e6_one_grid)->Unit(benchmark::kMillisecond);
