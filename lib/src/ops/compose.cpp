@@ -27,10 +27,14 @@ namespace detail {
 // pass composing the same discretized grids a second time with other counts
 // (`also`, one per term) into *also_out (one pass: max_refinements = 0,
 // method pld). Staged composition takes its k-fold and (k+1)-fold from one
-// discretization this way.
+// discretization this way. With polygons_only the result serves
+// forward_lower_curve / forward_upper_curve alone: the optimistic side skips
+// the inverse orientation, which neither uses (its queries stay certified,
+// from the forward orientation's optimistic grid only).
 struct compose_access {
   static composition run(const std::vector<compose_term>& terms, const compose_options& opt,
-                         const std::vector<std::int64_t>* also, std::optional<composition>* also_out);
+                         const std::vector<std::int64_t>* also, std::optional<composition>* also_out,
+                         bool polygons_only = false);
 };
 }  // namespace detail
 namespace {
@@ -467,7 +471,8 @@ std::optional<std::vector<compose_term>> staged_terms(const std::vector<compose_
       t1.closed.reset();
       const std::vector<std::int64_t> plus_one{k + 1};
       std::optional<composition> c_plus;
-      const composition c1 = detail::compose_access::run({t1}, o1, rem > 0 ? &plus_one : nullptr, &c_plus);
+      const composition c1 =
+          detail::compose_access::run({t1}, o1, rem > 0 ? &plus_one : nullptr, &c_plus, /*polygons_only=*/true);
       if (r - rem > 0) out.push_back(polygons(c1, k, r - rem));
       if (rem > 0) out.push_back(polygons(*c_plus, k + 1, rem));
     } catch (const evaluation_error&) {
@@ -485,7 +490,8 @@ composition compose_terms(const std::vector<compose_term>& terms, const compose_
 
 namespace detail {
 composition compose_access::run(const std::vector<compose_term>& terms_in, const compose_options& opt,
-                                const std::vector<std::int64_t>* also, std::optional<composition>* also_out) {
+                                const std::vector<std::int64_t>* also, std::optional<composition>* also_out,
+                                bool polygons_only) {
   const std::vector<compose_term>& terms = terms_in;
   if (also && (also->size() != terms.size() || !also_out || opt.max_refinements != 0 || opt.method != compose_method::pld)) {
     throw std::logic_error("compose_access::run: a variant needs one count per term, an output, one pass and method pld");
@@ -700,7 +706,10 @@ composition compose_access::run(const std::vector<compose_term>& terms_in, const
         }
         return r2;
       };
-      if (asym && split_inv) {
+      // (the inverse orientation: both sides, but the pessimistic one only
+      // when the result is for its polygons)
+      const bool inv = asym && !(polygons_only && side == pld_side::optimistic);
+      if (inv && split_inv) {
         auto both = run_pair([&] { return orient(false); }, [&] { return orient(true); });
         for (std::size_t v = 0; v < out.size(); ++v) {
           std::tie(out[v].fwd, out[v].fwd_t) = std::move(both.first[v]);
@@ -709,7 +718,7 @@ composition compose_access::run(const std::vector<compose_term>& terms_in, const
       } else {
         auto f = orient(false);
         for (std::size_t v = 0; v < out.size(); ++v) std::tie(out[v].fwd, out[v].fwd_t) = std::move(f[v]);
-        if (asym) {
+        if (inv) {
           auto b = orient(true);
           for (std::size_t v = 0; v < out.size(); ++v) std::tie(out[v].inv, out[v].inv_t) = std::move(b[v]);
         }
