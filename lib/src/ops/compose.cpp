@@ -23,18 +23,29 @@
 namespace fdp {
 curve kfold_total_delta(double eps, double delta, std::int64_t k);
 namespace detail {
-// The engine's access to a composition's grids: compose_terms, and the same
-// pass composing the same discretized grids a second time with other counts
-// (`also`, one per term) into *also_out (one pass: max_refinements = 0,
-// method pld). Staged composition takes its k-fold and (k+1)-fold from one
-// discretization this way. With polygons_only the result serves
-// forward_lower_curve / forward_upper_curve alone: the optimistic side skips
-// the inverse orientation, which neither uses (its queries stay certified,
-// from the forward orientation's optimistic grid only).
+// The engine's access to a composition's grids: compose_terms, or one pass
+// for a staged first stage (one pass: max_refinements = 0, method pld),
+// whose result serves forward_lower_curve / forward_upper_curve alone:
+// - the optimistic side skips the inverse orientation, which neither polygon
+//   uses (the result's queries stay certified, from the forward orientation's
+//   optimistic grid only);
+// - `also` (one count per term): the same discretized grids are composed a
+//   second time with these counts into *also_out (staged composition takes
+//   its k-fold and (k+1)-fold from one discretization this way);
+// - on_pessimistic(v, fwd, fwd_t, inv, inv_t) runs on the pessimistic side's
+//   thread as soon as its compositions are done, for each variant v (0: the
+//   terms' counts, 1: `also`): the lower polygon is built there while the
+//   optimistic side is still sweeping.
 struct compose_access {
+  struct first_stage {
+    const std::vector<std::int64_t>* also = nullptr;
+    std::optional<composition>* also_out = nullptr;
+    std::function<void(std::size_t, const composed_pld&, const std::optional<composed_pld>&,
+                       const std::optional<composed_pld>&, const std::optional<composed_pld>&)>
+        on_pessimistic;
+  };
   static composition run(const std::vector<compose_term>& terms, const compose_options& opt,
-                         const std::vector<std::int64_t>* also, std::optional<composition>* also_out,
-                         bool polygons_only = false);
+                         const first_stage* fs = nullptr);
 };
 }  // namespace detail
 namespace {
@@ -356,6 +367,10 @@ std::int64_t stage_split(std::int64_t n) {
   return s0;
 }
 
+curve forward_lower_of(const composed_pld& pess, const std::optional<composed_pld>& pess_t,
+                       const std::optional<composed_pld>& inv, const std::optional<composed_pld>& inv_t,
+                       std::size_t stride);
+
 // The terms with every long repetition replaced by its staged form. Stage
 // one is a single pass on the grid the k-fold's own one-grid composition
 // would start with, times step_scale; its accuracy budgets are shared among
@@ -427,43 +442,26 @@ std::optional<std::vector<compose_term>> staged_terms(const std::vector<compose_
       o1.tail = 1e-3 * opt.tolerance * dh / static_cast<double>(o1.outer_times);
     }
     const bool sym = t.law->symmetric();
-    // A first-stage kk-fold's two polygons as the laws of one second-stage
-    // term, composed `times` times.
-    auto polygons = [&](const composition& c1, std::int64_t kk, std::int64_t times) {
-      auto law_of = [&](const curve& c, const char* which) {
-        const pld d = to_pld(c);
-        std::vector<loss_atom> at;
-        at.reserve(d.loss.size());
-        for (std::size_t i = 0; i < d.loss.size(); ++i) at.push_back({d.loss[i], d.p[i], d.q[i]});
-        return std::shared_ptr<const loss_law>(
-            discrete_law(std::move(at), d.p_neg_inf, d.q_pos_inf, sym,
-                         t.text + " (" + std::to_string(kk) + "-fold, " + which + ")"));
-      };
-      compose_term s;
-      // The second stage discretizes the lower polygon on its own, coarser
-      // grid, whose connect-the-dots construction takes the polygon's delta
-      // at that grid's losses only. Tangent lines an eighth of that step
-      // apart (instead of every first-stage grid point: 10^6-fold subsampled
-      // Gaussian, h2 / h1 ~ 32) lower it by a second-order amount well
-      // inside the second stage's own discretization error and take a third
-      // of the work (there, stride 3: upper end 1.625893 -> 1.625905,
-      // 321 -> 277 M instructions).
-      const double h1 = c1.grid_step();
-      const std::size_t stride =
-          h1 > 0 && h2 > 0 ? static_cast<std::size_t>(std::clamp(std::floor(h2 / (8.0 * h1)), 1.0, 64.0)) : 1;
-      // The two polygons (and their laws) are independent: the upper one is
-      // built on a second thread unless opt.threads == 1.
-      auto lower = [&] { return law_of(c1.forward_lower_curve(stride), "lower polygon"); };
-      auto upper = [&] { return law_of(c1.forward_upper_curve(), "upper polygon"); };
-      if (opt.threads != 1) {
-        std::tie(s.law, s.law_opt) = run_pair(lower, upper);
-      } else {
-        s.law = lower();
-        s.law_opt = upper();
-      }
-      s.times = times;
-      s.text = t.text + " (staged: " + std::to_string(kk) + "-fold, then x" + std::to_string(times) + ")";
-      return s;
+    auto law_of = [&](const curve& c, std::int64_t kk, const char* which) {
+      const pld d = to_pld(c);
+      std::vector<loss_atom> at;
+      at.reserve(d.loss.size());
+      for (std::size_t i = 0; i < d.loss.size(); ++i) at.push_back({d.loss[i], d.p[i], d.q[i]});
+      return std::shared_ptr<const loss_law>(
+          discrete_law(std::move(at), d.p_neg_inf, d.q_pos_inf, sym,
+                       t.text + " (" + std::to_string(kk) + "-fold, " + which + ")"));
+    };
+    // The second stage discretizes the lower polygon on its own, coarser
+    // grid, whose connect-the-dots construction takes the polygon's delta at
+    // that grid's losses only. Tangent lines an eighth of that step apart
+    // (instead of every first-stage grid point: 10^6-fold subsampled
+    // Gaussian, h2 / h1 ~ 32) lower it by a second-order amount well inside
+    // the second stage's own discretization error and take a third of the
+    // work (there, stride 3: upper end 1.625893 -> 1.625905, 321 -> 277 M
+    // instructions).
+    auto stride_for = [&](double h1) {
+      return h1 > 0 && h2 > 0 ? static_cast<std::size_t>(std::clamp(std::floor(h2 / (8.0 * h1)), 1.0, 64.0))
+                              : std::size_t(1);
     };
     try {
       compose_term t1 = t;
@@ -471,10 +469,38 @@ std::optional<std::vector<compose_term>> staged_terms(const std::vector<compose_
       t1.closed.reset();
       const std::vector<std::int64_t> plus_one{k + 1};
       std::optional<composition> c_plus;
-      const composition c1 =
-          detail::compose_access::run({t1}, o1, rem > 0 ? &plus_one : nullptr, &c_plus, /*polygons_only=*/true);
-      if (r - rem > 0) out.push_back(polygons(c1, k, r - rem));
-      if (rem > 0) out.push_back(polygons(*c_plus, k + 1, rem));
+      // The lower polygons are built on the pessimistic side's thread while
+      // the optimistic side still sweeps (its discretization is the longer
+      // one); the upper ones need the optimistic compositions.
+      std::shared_ptr<const loss_law> lower[2];
+      detail::compose_access::first_stage fs;
+      if (rem > 0) fs.also = &plus_one, fs.also_out = &c_plus;
+      fs.on_pessimistic = [&](std::size_t v, const composed_pld& f, const std::optional<composed_pld>& ft,
+                              const std::optional<composed_pld>& inv, const std::optional<composed_pld>& invt) {
+        lower[v] = law_of(forward_lower_of(f, ft, inv, invt, stride_for(f.h())), v == 0 ? k : k + 1, "lower polygon");
+      };
+      const composition c1 = detail::compose_access::run({t1}, o1, &fs);
+      // A kk-fold's two polygons as the laws of one second-stage term,
+      // composed `times` times.
+      auto polygons = [&](const composition& c, std::shared_ptr<const loss_law> lo, std::int64_t kk,
+                          std::int64_t times) {
+        compose_term s;
+        s.law = std::move(lo);
+        s.law_opt = law_of(c.forward_upper_curve(), kk, "upper polygon");
+        s.times = times;
+        s.text = t.text + " (staged: " + std::to_string(kk) + "-fold, then x" + std::to_string(times) + ")";
+        return s;
+      };
+      if (r - rem > 0 && rem > 0 && opt.threads != 1) {
+        // the two upper polygons on two threads
+        auto both = run_pair([&] { return polygons(c1, lower[0], k, r - rem); },
+                             [&] { return polygons(*c_plus, lower[1], k + 1, rem); });
+        out.push_back(std::move(both.first));
+        out.push_back(std::move(both.second));
+      } else {
+        if (r - rem > 0) out.push_back(polygons(c1, lower[0], k, r - rem));
+        if (rem > 0) out.push_back(polygons(*c_plus, lower[1], k + 1, rem));
+      }
     } catch (const evaluation_error&) {
       return std::nullopt;  // not representable in stages: one grid as before
     }
@@ -485,16 +511,18 @@ std::optional<std::vector<compose_term>> staged_terms(const std::vector<compose_
 }  // namespace
 
 composition compose_terms(const std::vector<compose_term>& terms, const compose_options& opt) {
-  return detail::compose_access::run(terms, opt, nullptr, nullptr);
+  return detail::compose_access::run(terms, opt);
 }
 
 namespace detail {
 composition compose_access::run(const std::vector<compose_term>& terms_in, const compose_options& opt,
-                                const std::vector<std::int64_t>* also, std::optional<composition>* also_out,
-                                bool polygons_only) {
+                                const first_stage* fs) {
   const std::vector<compose_term>& terms = terms_in;
-  if (also && (also->size() != terms.size() || !also_out || opt.max_refinements != 0 || opt.method != compose_method::pld)) {
-    throw std::logic_error("compose_access::run: a variant needs one count per term, an output, one pass and method pld");
+  const std::vector<std::int64_t>* also = fs ? fs->also : nullptr;
+  std::optional<composition>* also_out = fs ? fs->also_out : nullptr;
+  if (fs && (opt.max_refinements != 0 || opt.method != compose_method::pld ||
+             (also && (also->size() != terms.size() || !also_out)))) {
+    throw std::logic_error("compose_access::run: a first stage is one pass of method pld, a variant has one count per term and an output");
   }
   if (terms.empty()) throw std::invalid_argument("compose(specs): at least one spec is required");
   for (const auto& t : terms) {
@@ -708,7 +736,7 @@ composition compose_access::run(const std::vector<compose_term>& terms_in, const
       };
       // (the inverse orientation: both sides, but the pessimistic one only
       // when the result is for its polygons)
-      const bool inv = asym && !(polygons_only && side == pld_side::optimistic);
+      const bool inv = asym && !(fs && side == pld_side::optimistic);
       if (inv && split_inv) {
         auto both = run_pair([&] { return orient(false); }, [&] { return orient(true); });
         for (std::size_t v = 0; v < out.size(); ++v) {
@@ -722,6 +750,9 @@ composition compose_access::run(const std::vector<compose_term>& terms_in, const
           auto b = orient(true);
           for (std::size_t v = 0; v < out.size(); ++v) std::tie(out[v].inv, out[v].inv_t) = std::move(b[v]);
         }
+      }
+      if (fs && fs->on_pessimistic && side == pld_side::pessimistic) {
+        for (std::size_t v = 0; v < out.size(); ++v) fs->on_pessimistic(v, *out[v].fwd, out[v].fwd_t, out[v].inv, out[v].inv_t);
       }
       if (std::getenv("FDP_TRACE_REFINE")) {
         const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
@@ -1127,18 +1158,26 @@ curve lower_polygon(const composed_pld& c, const std::optional<composed_pld>& ti
   return envelope_of_lines(cs, ss);
 }
 
+// The forward orientation's lower polygon from a pass's pessimistic grids
+// (composition::forward_lower_curve).
+curve forward_lower_of(const composed_pld& pess, const std::optional<composed_pld>& pess_t,
+                       const std::optional<composed_pld>& inv, const std::optional<composed_pld>& inv_t,
+                       std::size_t stride) {
+  const curve fwd = lower_polygon(pess, pess_t, stride);
+  if (!inv) return fwd;
+  // The inverse orientation's polygon G <= F^{-1} gives G^{-1} <= F: it is
+  // what bounds F near a = 1 (the forward grid's lower tail ends there, and
+  // its polygon reaches 0 before a = 1; for the inverse orientation that
+  // would be a mass at +inf).
+  return pointwise_max(fwd, inverse(lower_polygon(*inv, inv_t, stride)));
+}
+
 }  // namespace
 
 curve composition::forward_lower_curve(std::size_t stride) const {
   if (stride < 1) detail::throw_domain("forward_lower_curve", "stride", static_cast<long long>(stride), "must be >= 1");
   if (exact_) return to_curve_exact(*exact_);
-  const curve fwd = lower_polygon(*pess_, pess_t_, stride);
-  if (!inv_pess_) return fwd;
-  // The inverse orientation's polygon G <= F^{-1} gives G^{-1} <= F: it is
-  // what bounds F near a = 1 (the forward grid's lower tail ends there, and
-  // its polygon reaches 0 before a = 1; for the inverse orientation that
-  // would be a mass at +inf).
-  return pointwise_max(fwd, inverse(lower_polygon(*inv_pess_, inv_pess_t_, stride)));
+  return forward_lower_of(*pess_, pess_t_, inv_pess_, inv_pess_t_, stride);
 }
 
 curve composition::forward_upper_curve() const {
@@ -1147,13 +1186,22 @@ curve composition::forward_upper_curve() const {
   opt_->upper_lines(e, c);
   // F(a) <= min(1 - a, max_k (c_k - e^{eps_k} a)) (beta_from_lower_delta):
   // every line must be kept, so none may have an infinite slope or intercept
-  std::vector<double> s;
+  std::vector<double> s, cc;
+  s.reserve(e.size());
+  cc.reserve(e.size());
   for (std::size_t k = 0; k < e.size(); ++k) {
     if (!(e[k] < 700.0) || !std::isfinite(c[k]))
       throw evaluation_error("compose: a staged term's upper polygon has a loss beyond 700");
+    // (the two intervals beside a grid loss give two lines of one slope, in
+    // a row: the envelope keeps the higher, so only that one is passed on)
+    if (k > 0 && e[k] == e[k - 1]) {
+      cc.back() = std::max(cc.back(), c[k]);
+      continue;
+    }
     s.push_back(std::exp(e[k]));
+    cc.push_back(c[k]);
   }
-  return envelope_of_lines(c, s);
+  return envelope_of_lines(std::move(cc), std::move(s));
 }
 
 interval composition::beta(double alpha) const {
