@@ -469,17 +469,31 @@ std::optional<std::vector<compose_term>> staged_terms(const std::vector<compose_
       t1.closed.reset();
       const std::vector<std::int64_t> plus_one{k + 1};
       std::optional<composition> c_plus;
-      // The lower polygons are built on the pessimistic side's thread while
-      // the optimistic side still sweeps (its discretization is the longer
-      // one); the upper ones need the optimistic compositions.
       std::shared_ptr<const loss_law> lower[2];
-      detail::compose_access::first_stage fs;
-      if (rem > 0) fs.also = &plus_one, fs.also_out = &c_plus;
-      fs.on_pessimistic = [&](std::size_t v, const composed_pld& f, const std::optional<composed_pld>& ft,
-                              const std::optional<composed_pld>& inv, const std::optional<composed_pld>& invt) {
-        lower[v] = law_of(forward_lower_of(f, ft, inv, invt, stride_for(f.h())), v == 0 ? k : k + 1, "lower polygon");
-      };
-      const composition c1 = detail::compose_access::run({t1}, o1, &fs);
+      std::optional<composition> c1;
+      if (opt.stage_min > 0 && k >= opt.stage_min) {
+        // (n >= stage_min^2: the k-fold is itself staged; its polygons and
+        // the (k+1)-fold's come from whole compositions)
+        c1 = compose_terms({t1}, o1);
+        lower[0] = law_of(c1->forward_lower_curve(stride_for(c1->grid_step())), k, "lower polygon");
+        if (rem > 0) {
+          t1.times = k + 1;
+          c_plus = compose_terms({t1}, o1);
+          lower[1] = law_of(c_plus->forward_lower_curve(stride_for(c_plus->grid_step())), k + 1, "lower polygon");
+        }
+      } else {
+        // The lower polygons are built on the pessimistic side's thread while
+        // the optimistic side still sweeps (its discretization is the longer
+        // one); the upper ones need the optimistic compositions.
+        detail::compose_access::first_stage fs;
+        if (rem > 0) fs.also = &plus_one, fs.also_out = &c_plus;
+        fs.on_pessimistic = [&](std::size_t v, const composed_pld& f, const std::optional<composed_pld>& ft,
+                                const std::optional<composed_pld>& inv, const std::optional<composed_pld>& invt) {
+          lower[v] =
+              law_of(forward_lower_of(f, ft, inv, invt, stride_for(f.h())), v == 0 ? k : k + 1, "lower polygon");
+        };
+        c1 = detail::compose_access::run({t1}, o1, &fs);
+      }
       // A kk-fold's two polygons as the laws of one second-stage term,
       // composed `times` times.
       auto polygons = [&](const composition& c, std::shared_ptr<const loss_law> lo, std::int64_t kk,
@@ -493,12 +507,12 @@ std::optional<std::vector<compose_term>> staged_terms(const std::vector<compose_
       };
       if (r - rem > 0 && rem > 0 && opt.threads != 1) {
         // the two upper polygons on two threads
-        auto both = run_pair([&] { return polygons(c1, lower[0], k, r - rem); },
+        auto both = run_pair([&] { return polygons(*c1, lower[0], k, r - rem); },
                              [&] { return polygons(*c_plus, lower[1], k + 1, rem); });
         out.push_back(std::move(both.first));
         out.push_back(std::move(both.second));
       } else {
-        if (r - rem > 0) out.push_back(polygons(c1, lower[0], k, r - rem));
+        if (r - rem > 0) out.push_back(polygons(*c1, lower[0], k, r - rem));
         if (rem > 0) out.push_back(polygons(*c_plus, lower[1], k + 1, rem));
       }
     } catch (const evaluation_error&) {
@@ -565,7 +579,7 @@ composition compose_access::run(const std::vector<compose_term>& terms_in, const
     for (const auto& t : terms_in)
       unbounded_in = unbounded_in || !std::isfinite(t.law->hi()) || (asym_in && !std::isfinite(t.law->lo()));
   }
-  {
+  if (!fs) {
     // Staged composition of long repetitions (staged_terms): the second
     // stage refines its own grid; when the bracket is still too wide, the
     // first stage's share is what remains, and it shrinks like its step^2.
