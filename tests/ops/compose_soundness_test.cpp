@@ -956,6 +956,35 @@ TEST(ComposeStaged, RemaindersComposeTheFullCount) {
   }
 }
 
+TEST(ComposeStaged, LowerPolygonsReachPastTheWindow) {
+  // A first stage's lower polygon puts 1 - f(0) at loss +inf, and the second
+  // stage composes it once per copy (10^8 copies for n >= stage_min^2). Its
+  // lines past the FFT window (delta_upper is certified there, by Chernoff
+  // bounds) take that mass down to the composition's own mass at +inf (the
+  // terms' tails beyond their cuts, ~4e-15 here) instead of the bound at the
+  // window's edge (~9e-14: the window's tail is 1e-13 on purpose). The
+  // polygon must stay below the exact G_mu.
+  compose_term t = make_term(parse_spec("gdp:mu=0.05"));
+  t.times = 400;
+  t.closed.reset();
+  compose_options o;
+  o.method = compose_method::pld;
+  o.max_refinements = 0;
+  o.tail = 1e-13;
+  const composition c = compose_terms({t}, o);
+  const double m_inf = c.delta(1e3).upper;  // past the support: the mass at +inf alone
+  ASSERT_LT(m_inf, 1e-14);
+  for (std::size_t stride : {1, 3}) {
+    const curve lo = c.forward_lower_curve(stride);
+    // (f(0) is a double near 1: its mass at +inf is resolved to ~1e-16)
+    EXPECT_LE(to_pld(lo).q_pos_inf, m_inf + 4e-16) << "stride " << stride;
+    for (int i = 0; i <= 300; ++i) {
+      const double a = i < 200 ? std::pow(10.0, -30.0 + 30.0 * i / 200.0) : (i - 200) / 100.0;
+      EXPECT_LE(beta(lo, a), beta(gaussian(1.0), a) + 1e-12) << "stride " << stride << " alpha " << a;
+    }
+  }
+}
+
 TEST(ComposeSweep, TruthHelperAgreesWithClosedForms) {
   // The sweep's truth vs closed forms, where they exist (so a sweep miss is the
   // engine's, not the helper's).

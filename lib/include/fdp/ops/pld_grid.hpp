@@ -136,6 +136,8 @@ class composed_pld {
   double lo_loss() const { return lo(); }
   double hi() const { return offset_ + static_cast<double>(k0_ + static_cast<std::int64_t>(m_.size()) - 1) * h_; }
   double m_inf() const { return m_inf_; }
+  /// The top of the composed support (the window may end below it).
+  double support_top() const { return offset_ + static_cast<double>(top_index_) * h_; }
   std::size_t size() const { return m_.size(); }
   double h() const { return h_; }
   /// Error terms (for reporting).
