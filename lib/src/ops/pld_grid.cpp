@@ -861,36 +861,34 @@ composed_pld compose_grid(const std::vector<const grid_pmf*>& pmfs,
     }
   }
   // mass-error bound at t = 0 (flat) and at each tilt t
-  std::vector<double> ns;
-  for (const auto& t : ts) ns.push_back(static_cast<double>(t.n));
-  std::vector<double> lm0(ts.size()), le0(ts.size()), la0(ts.size());
   {
+    detail::error_bound_acc acc;
     for (std::size_t i = 0; i < ts.size(); ++i) {
       double s0 = 0.0, e0 = 0.0, a0 = 0.0;
       for (double v : ts[i].x) s0 += std::max(0.0, v);
       for (double v : ts[i].e) e0 += v;
       if (ts[i].a.empty()) a0 = e0;
       for (double v : ts[i].a) a0 += v;
-      lm0[i] = std::log(s0), le0[i] = std::log(e0), la0[i] = std::log(a0);
+      // (a term with no finite mass but some error counts too: its factor is D)
+      acc.add(std::log(s0), std::log(e0), std::log(a0), static_cast<double>(ts[i].n));
     }
-    // (a term with no finite mass but some error counts too: its factor is D)
-    r.err0_ = std::exp(detail::log_product_error_bound(lm0, le0, ns));
-    if (shifts) r.err0_ = std::min(r.err0_, std::exp(detail::log_shift_error_bound(lm0, le0, la0, ns)));
+    r.err0_ = std::exp(acc.log_product());
+    if (shifts) r.err0_ = std::min(r.err0_, std::exp(acc.log_shift()));
   }
-  std::vector<double> lm(ts.size()), le(ts.size()), la(ts.size());
   for (std::size_t jt = 0; jt < tilts.size(); ++jt) {
     const double t = tilts[jt];
     double k = 0.0;
+    detail::error_bound_acc acc;
     for (std::size_t i = 0; i < ts.size(); ++i) {
       const double km = kms[i][jt], ke = kes[i][jt];
       k += static_cast<double>(ts[i].n) * km;
-      lm[i] = km, le[i] = ke, la[i] = kas[i].empty() ? ke : kas[i][jt];
+      acc.add(km, ke, kas[i].empty() ? ke : kas[i][jt], static_cast<double>(ts[i].n));
     }
     r.cher_t_.push_back(t);
     r.cher_k_.push_back(k);
-    double ek = detail::log_product_error_bound(lm, le, ns);
+    double ek = acc.log_product();
     // (the shifts' bound holds for t >= 0 only: it bounds nu{> eps - l} by a Chernoff bound)
-    if (shifts && t > 0) ek = std::min(ek, detail::log_shift_error_bound(lm, le, la, ns));
+    if (shifts && t > 0) ek = std::min(ek, acc.log_shift());
     r.err_k_.push_back(ek);
   }
   const double lt = std::log(tail);
@@ -1481,20 +1479,6 @@ void error_bound_acc::add(double lm, double le, double la, double n) {
 
 // prod (M + D)^n (1 - prod (M / (M + D))^n): no cancellation for small D
 double error_bound_acc::log_product() const { return lmd + std::log(-std::expm1(-r)); }
-
-double log_product_error_bound(const std::vector<double>& lm, const std::vector<double>& le,
-                               const std::vector<double>& n) {
-  error_bound_acc acc;
-  for (std::size_t i = 0; i < lm.size(); ++i) acc.add(lm[i], le[i], le[i], n[i]);
-  return acc.log_product();
-}
-
-double log_shift_error_bound(const std::vector<double>& lm, const std::vector<double>& le,
-                             const std::vector<double>& la, const std::vector<double>& n) {
-  error_bound_acc acc;
-  for (std::size_t i = 0; i < lm.size(); ++i) acc.add(lm[i], le[i], la[i], n[i]);
-  return acc.log_shift();
-}
 
 std::vector<double> shift_discounted_errors(const grid_pmf& g, bool use_p, const std::vector<double>& e, double h) {
   // Shifts (grid_pmf::shift_p / shift_q) in this orientation's index: the

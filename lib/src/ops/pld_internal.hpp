@@ -23,21 +23,15 @@ void tilted_log_mgfs(const std::vector<double>& x, double off, double h, std::in
                      const std::vector<double>& ts, std::vector<double>& out);
 
 /// Bounds on how far the composed measure's mass errors move delta (see
-/// pld_grid.hpp), in logs, from each term's (tilted) log-sums of masses lm,
-/// of error bounds le and of the errors with their shifts discounted la
-/// (log of A_j + min(h, 1) S_j), and the counts n:
-/// log(prod (M_i + D_i)^{n_i} - prod M_i^{n_i}), and
-/// log sum_j [prod_{i<j} (M_i + D_i)^{n_i}] [prod_{i>j} M_i^{n_i}]
+/// pld_grid.hpp), in logs, accumulated one term at a time from each term's
+/// (tilted) log-sums of masses lm, of error bounds le and of the errors with
+/// their shifts discounted la (log of A_j + min(h, 1) S_j), and its count n:
+/// log_product() = log(prod (M_i + D_i)^{n_i} - prod M_i^{n_i}), and
+/// log_shift() = log sum_j [prod_{i<j} (M_i + D_i)^{n_i}] [prod_{i>j} M_i^{n_i}]
 ///   ((M_j + D_j)^{n_j} - M_j^{n_j}) / D_j (A_j + min(h, 1) S_j).
-double log_product_error_bound(const std::vector<double>& lm, const std::vector<double>& le,
-                               const std::vector<double>& n);
-double log_shift_error_bound(const std::vector<double>& lm, const std::vector<double>& le,
-                             const std::vector<double>& la, const std::vector<double>& n);
-
-/// The same two bounds accumulated one term at a time (in any order: each
-/// order telescopes the product differently, every one is a bound). Adding
-/// term j multiplies the shift sum so far by M_j^{n_j} and adds
-/// prod_{i<j} (M_i + D_i)^{n_i} ((M_j + D_j)^{n_j} - M_j^{n_j}) / D_j A_j.
+/// Any order of the terms gives a bound (each telescopes the product
+/// differently): adding term j multiplies the shift sum so far by
+/// M_j^{n_j} and adds that term's own share.
 struct error_bound_acc {
   double lmd = 0.0;  // sum n log(M + D)
   double r = 0.0;    // sum n log(1 + D / M) (+inf once a term has D > 0 = M)
