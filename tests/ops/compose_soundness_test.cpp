@@ -1347,6 +1347,39 @@ TEST(ComposeBadInput, SpecsAndOptions) {
   }
 }
 
+// solve_eps brackets crossings far beyond 1e7 (it used to stop there and
+// return inf for both ends: a certified lower end above the truth).
+TEST(ComposeQueries, EpsilonSolverReachesLargeCrossings) {
+  // delta(e) = min(1, exp((c - e) / s)) crosses 1e-5 at c + s ln(1e5)
+  for (double c : {10.0, 4e7, 3e12, 1e200}) {
+    const double s = std::max(1.0, 1e-3 * c);
+    auto d = [&](double e) { return std::min(1.0, std::exp((c - e) / s)); };
+    const double truth = c + s * std::log(1e5);
+    const double lo = solve_eps(d, 1e-5, false), hi = solve_eps(d, 1e-5, true);
+    EXPECT_LE(lo, truth) << c;
+    EXPECT_GE(hi, truth) << c;
+    EXPECT_LE(hi - lo, 1e-12 * truth) << c;
+  }
+  // mass at +inf above the target: no finite epsilon, both ends inf
+  auto at_inf = [](double) { return 1e-3; };
+  EXPECT_EQ(solve_eps(at_inf, 1e-5, false), std::numeric_limits<double>::infinity());
+  EXPECT_EQ(solve_eps(at_inf, 1e-5, true), std::numeric_limits<double>::infinity());
+  // above the target up to 1e305 only: the lower end stays a finite bound
+  auto late = [](double e) { return e < 1e305 ? 1.0 : 0.0; };
+  const double lo = solve_eps(late, 1e-5, false);
+  EXPECT_TRUE(std::isfinite(lo));
+  EXPECT_GT(lo, 1e299);
+  EXPECT_LT(lo, 1e305);
+  // a 5e7-fold Laplace(1) composition: finite, below the pure-DP n / b
+  const composition lap = compose(specs_of("laplace:b=1,times=50000000"));
+  const interval e = lap.epsilon(1e-5);
+  EXPECT_TRUE(std::isfinite(e.lower));
+  EXPECT_LE(e.lower, e.upper);
+  EXPECT_LE(e.lower, 5e7);
+  EXPECT_GT(e.lower, 1e7);
+  EXPECT_LE(lap.delta(e.upper).upper, 1e-5 * (1 + 1e-9));
+}
+
 TEST(ComposeBadInput, Queries) {
   const composition c = compose(specs_of("laplace:b=1,times=3"));
   const composition g = compose(specs_of("gdp:mu=1"));

@@ -283,11 +283,20 @@ std::pair<std::invoke_result_t<FA&>, std::invoke_result_t<FB&>> run_pair(FA&& fa
 
 double solve_eps(const std::function<double(double)>& delta, double target, bool upper_side) {
   if (delta(0.0) <= target) return 0.0;
+  // Bracket the crossing: doubling up to 1e7, then steps of 10^4 (a
+  // 10^8-fold Laplace composition crosses at eps ~ 4e7; a cap of 1e7 made its
+  // certified lower end inf, above the truth). No crossing below 1e300: the
+  // upper end is inf, and so is the lower one only if delta stays above the
+  // target at the largest double (mass at loss +inf); otherwise the last
+  // point seen above the target is a lower bound.
   double lo = 0.0, hi = 1.0;
   while (delta(hi) > target) {
     lo = hi;
-    hi *= 2.0;
-    if (hi > 1e7) return kInf;
+    hi *= hi < 1e7 ? 2.0 : 1e4;
+    if (hi > 1e300) {
+      if (upper_side) return kInf;
+      return delta(std::numeric_limits<double>::max()) > target ? kInf : lo;
+    }
   }
   for (int i = 0; i < 200 && hi - lo > 1e-15 * hi; ++i) {
     const double mid = 0.5 * (lo + hi);
