@@ -15,6 +15,7 @@
 
 #include "fdp/core/error.hpp"
 #include "fdp/core/normal.hpp"
+#include "fdp/ops/compose.hpp"
 #include "fdp/ops/convert.hpp"
 
 namespace fdp {
@@ -301,6 +302,29 @@ TEST(GdpSummary, ClosedFormsAndPolygons) {
     EXPECT_TRUE(dominates(tradeoff(f), tradeoff(gaussian(s * (1 + 1e-9))), 1e-12)) << mu;
     EXPECT_FALSE(dominates(tradeoff(f), tradeoff(gaussian(s * 0.999)), 0.0)) << mu;
   }
+}
+
+// Steep pure-DP polygons: the group's first kink sits near alpha = e^{-k eps}.
+// Kept while it is representable; refused (not dropped, which read f_{400,0}
+// grouped twice as epsilon 400 and f_{710,0} as perfect privacy) beyond.
+TEST(GroupPolygon, SteepKinksAreKeptOrRefused) {
+  // f_{eps,0}: delta(e) = (1 - e^{e - eps}) / (1 + e^{-eps}), so epsilon at
+  // delta = 1e-5 is eps + log(1 - 1e-5 (1 + e^{-eps})), within 1.1e-5 below
+  // eps; group k of a pure-DP f is k eps-DP and no better at delta -> 0.
+  struct c {
+    double eps;
+    std::int64_t k;
+  };
+  for (const c& t : {c{710.0, 1}, c{100.0, 7}, c{360.0, 2}, c{5.0, 3}}) {
+    const curve g = group(eps_delta(t.eps, 0.0), t.k);
+    const double ke = t.eps * static_cast<double>(t.k);
+    const double e = solve_eps([&](double x) { return profile_delta(g, x); }, 1e-5, true);
+    EXPECT_LE(e, ke) << t.eps << " " << t.k;
+    EXPECT_GE(e, ke - 2e-5 * static_cast<double>(t.k)) << t.eps << " " << t.k;
+  }
+  EXPECT_THROW(group(eps_delta(400.0, 0.0), 2), evaluation_error);
+  EXPECT_THROW(group(eps_delta(100.0, 0.0), 10), evaluation_error);
+  EXPECT_THROW(to_curve_exact(tradeoff(eps_delta(750.0, 0.0))), evaluation_error);
 }
 
 TEST(GroupBadInput, KMustBeAtLeastOne) {

@@ -66,7 +66,17 @@ curve to_curve_exact(const tradeoff& f) {
       overloaded{
           [](const identity&) { return curve::from_points({{0, 1}, {1, 0}}); },
           [](const eps_delta& g) {
-            const double x = (1.0 - g.delta) / (1.0 + std::exp(g.eps));
+            // the kink (1 - delta) / (1 + e^eps), without overflowing e^eps
+            const double em = std::exp(-g.eps);
+            const double x = (1.0 - g.delta) * em / (1.0 + em);
+            if (g.delta < 1.0 && x < 0x1p-1042) {
+              // (dropped, the kink would leave the chord 1 - delta - a: the
+              // polygon of f_{750,0} read as perfect privacy; subnormal
+              // kinks down to 2^-1042 keep 32 significant bits)
+              throw evaluation_error("to_curve_exact(f_{eps,delta}): eps = " + num(g.eps) +
+                                     " puts the kink at alpha = e^-eps below 2.3e-314, beyond the limit of double "
+                                     "precision (eps must be <= 721 for a polygon)");
+            }
             std::vector<double> al{0.0}, be{1.0 - g.delta}, om{g.delta};
             if (x > 0) {
               al.push_back(x);

@@ -82,6 +82,16 @@ pl_map compose_maps(const pl_map& outer, const pl_map& inner) {
       const double a = outer.x[i];
       const double t = (a - v0) / (v1 - v0);
       const double x = inner.x[j] + t * (inner.x[j + 1] - inner.x[j]);
+      // A kink whose abscissa underflows cannot be kept, and dropping it
+      // would put the chord, far above the true curve, in its place:
+      // f_{400,0} grouped twice read as f_{400,0} (epsilon 400 for 800).
+      // Subnormal abscissas are kept down to 2^-1042 ~ 2.3e-314 (32
+      // significant bits, ~2e-10 relative).
+      if (inner.x[j] == 0.0 && t > 0 && x < 0x1p-1042) {
+        throw evaluation_error(
+            "group: the power of the curve has a kink at alpha below 2.3e-314 (its steepest slope is "
+            "beyond e^721, e.g. k * eps > 721): beyond the limit of double precision");
+      }
       if (x > inner.x[j] && x < inner.x[j + 1]) emit(x, outer.y[i], outer.z[i]);
     }
   }
