@@ -200,6 +200,22 @@ TEST(StatsIo, StatsFilesMerge) {
   EXPECT_EQ(b.cells[0], a.cells[0]);
   EXPECT_EQ(b.cells[1], a.cells[1]);
   EXPECT_EQ(plan_fingerprint(q), plan_fingerprint(p));
+  EXPECT_TRUE(b.streams.empty());  // (sample-file counts: no stream line)
+  // mechanism shards record their random streams, and a stream seen twice
+  // does not merge (the same outputs would be counted twice)
+  a.streams = {{7, 1u << 20}};
+  write_stats(path, p, a);
+  eval_counts c;
+  read_stats(path, q, c);
+  EXPECT_EQ(c.streams, a.streams);
+  eval_counts d = c;
+  EXPECT_THROW(d.merge(c), std::invalid_argument);
+  eval_counts e = c;
+  e.streams = {{7, 2u << 20}};
+  d.merge(e);
+  EXPECT_EQ(d.n[0], 4u);
+  EXPECT_EQ(d.streams.size(), 2u);
+  EXPECT_THROW(d.merge(e), std::invalid_argument);
   std::remove(path.c_str());
 }
 

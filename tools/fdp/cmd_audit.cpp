@@ -29,7 +29,10 @@ using namespace fdp::audit;
 tradeoff claim_from(const args& a, const mech::mechanism* m, std::string& text) {
   const auto specs_text = a.all("claim");
   if (specs_text.empty()) {
-    if (!m) throw usage_error("--claim SPEC is required with --samples0/--samples1 (e.g. --claim epsdelta:eps=1)");
+    if (!m) {
+      throw usage_error(std::string("--claim SPEC is required with ") +
+                        (a.has("stats-in") ? "--stats-in" : "--samples0/--samples1") + " (e.g. --claim epsdelta:eps=1)");
+    }
     tradeoff t = m->claim();
     text = t.describe() + " (the mechanism's claim)";
     return t;
@@ -121,6 +124,9 @@ int run_audit(const args& a) {
   const bool files = a.has("samples0") || a.has("samples1");
   const bool from_stats = a.has("stats-in");
   if (builtin && files) throw usage_error("give either --mechanism (with --input0/--input1) or --samples0/--samples1, not both");
+  if (from_stats && (files || builtin)) {
+    throw usage_error("--stats-in merges shard files on its own: give it without --mechanism or --samples0/--samples1");
+  }
   if (!builtin && !files && !from_stats) {
     throw usage_error("nothing to audit: give --mechanism NAME:params --input0 V --input1 V, or --samples0 FILE --samples1 FILE");
   }
@@ -184,7 +190,23 @@ int run_audit(const args& a) {
         if (plan_fingerprint(pi) != plan_fingerprint(p)) {
           throw std::invalid_argument(ins[i] + ": its plan differs from " + ins[0] + "'s; only shards of one plan merge");
         }
-        c.merge(ci);
+        // Shards from sample files carry no stream: the same counts twice
+        // are the same file (or the same samples) given twice.
+        for (std::size_t j = 0; j < i && ci.streams.empty(); ++j) {
+          plan pj;
+          eval_counts cj;
+          read_stats(ins[j], pj, cj);
+          if (cj.streams.empty() && cj.n[0] == ci.n[0] && cj.n[1] == ci.n[1] && cj.cells[0] == ci.cells[0] &&
+              cj.cells[1] == ci.cells[1]) {
+            throw std::invalid_argument(ins[i] + ": the same counts as " + ins[j] +
+                                        " (the same shard given twice would count its samples twice)");
+          }
+        }
+        try {
+          c.merge(ci);
+        } catch (const std::invalid_argument& e) {
+          throw std::invalid_argument(ins[i] + ": " + e.what());
+        }
       }
     }
     src["stats_in"] = ins;

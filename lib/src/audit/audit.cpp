@@ -145,6 +145,7 @@ eval_counts evaluate_mechanism(const mech::mechanism& m, const std::vector<doubl
     }
   });
   for (const auto& l : local) total.merge(l);
+  total.streams = {{opt.seed, opt.shard_offset}};
   return total;
 }
 

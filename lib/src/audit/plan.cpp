@@ -170,6 +170,7 @@ double plan::total_error() const {
 }
 
 void eval_counts::init(const plan& p) {
+  streams.clear();
   for (int s = 0; s < 2; ++s) {
     n[s] = 0;
     cells[s].assign(p.views.size(), {});
@@ -178,6 +179,13 @@ void eval_counts::init(const plan& p) {
 }
 
 void eval_counts::merge(const eval_counts& o) {
+  for (const auto& st : o.streams) {
+    if (std::find(streams.begin(), streams.end(), st) != streams.end()) {
+      throw std::invalid_argument("audit: two shards drew from the same random stream (seed " + std::to_string(st.first) +
+                                  ", shard " + std::to_string(st.second >> 20) +
+                                  "): their outputs would be counted twice; give each shard its own --shard index");
+    }
+  }
   for (int s = 0; s < 2; ++s) {
     if (o.cells[s].size() != cells[s].size()) throw std::invalid_argument("eval_counts::merge: different plans");
     n[s] += o.n[s];
@@ -188,6 +196,7 @@ void eval_counts::merge(const eval_counts& o) {
       for (std::size_t i = 0; i < cells[s][v].size(); ++i) cells[s][v][i] += o.cells[s][v][i];
     }
   }
+  streams.insert(streams.end(), o.streams.begin(), o.streams.end());
 }
 
 std::uint64_t eval_counts::count(int side, const test& t) const {

@@ -305,6 +305,11 @@ void write_stats(const std::string& path, const plan& p, const eval_counts& c) {
   if (!f) throw std::invalid_argument(path + ": cannot open for writing");
   f << "fdp-audit-stats 1\n";
   write_plan_body(f, p);
+  if (!c.streams.empty()) {
+    f << "streams";
+    for (const auto& st : c.streams) f << " " << st.first << " " << st.second;
+    f << "\n";
+  }
   f << "counts " << c.n[0] << " " << c.n[1] << "\n";
   for (int s = 0; s < 2; ++s) {
     for (std::size_t v = 0; v < c.cells[s].size(); ++v) {
@@ -325,7 +330,22 @@ void read_stats(const std::string& path, plan& p, eval_counts& c) {
   p = read_plan_body(r);
   c.init(p);
   {
-    std::istringstream ss(r.keyed("counts"));
+    // optional: "streams SEED BLOCK ..." (mechanism shards), then "counts"
+    std::string line = r.next();
+    if (line.compare(0, 8, "streams ") == 0) {
+      std::istringstream ss(line.substr(8));
+      std::string t;
+      std::vector<std::uint64_t> v;
+      while (ss >> t) {
+        std::istringstream one(t);
+        v.push_back(r.count(one));
+      }
+      if (v.empty() || v.size() % 2 != 0) r.fail("'streams' needs pairs of integers (seed, block)");
+      for (std::size_t i = 0; i < v.size(); i += 2) c.streams.emplace_back(v[i], v[i + 1]);
+      line = r.next();
+    }
+    if (line.compare(0, 7, "counts ") != 0) r.fail("expected 'counts'");
+    std::istringstream ss(line.substr(7));
     c.n[0] = r.count(ss);
     c.n[1] = r.count(ss);
   }

@@ -31,6 +31,7 @@
 #include <functional>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace fdp::audit {
@@ -153,6 +154,11 @@ struct eval_counts {
   std::uint64_t n[2] = {0, 0};
   /// cells[side][view][cell]
   std::vector<std::vector<std::uint64_t>> cells[2];
+  /// The random streams the counts were drawn from: (seed, first RNG block)
+  /// of each mechanism evaluation merged in (none for sample files).
+  /// merge() refuses a stream seen twice: the same outputs counted twice
+  /// would narrow every confidence bound without new evidence.
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> streams;
   void init(const plan& p);
   /// Adds another shard's counts (same plan).
   void merge(const eval_counts& other);
