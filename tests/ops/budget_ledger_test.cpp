@@ -296,6 +296,23 @@ TEST(Accountant, SaveLoadRoundTrip) {
   std::remove(csv.c_str());
 }
 
+// Identical guarantees share one group, of at most 1e12 applications: an
+// add past that is refused, so that a saved ledger always loads (a total of
+// 1e12 + 1 was saved once and then refused by every later command).
+TEST(Accountant, GroupTotalsStayWithinTheEngineLimit) {
+  const std::string p = tmp_path("group_total.json");
+  accountant a(100.0, 1e-5);
+  a.add("laplace:b=1");
+  a.add("gdp:mu=1e-9,times=1000000000000");
+  EXPECT_THROW(a.add("gdp:mu=1e-9"), std::invalid_argument);
+  EXPECT_EQ(a.applications(), 1000000000001);
+  a.save(p);
+  const accountant b = accountant::load(p);
+  EXPECT_EQ(b.applications(), a.applications());
+  EXPECT_TRUE(std::isfinite(b.spent().upper));
+  std::remove(p.c_str());
+}
+
 TEST(Accountant, CorruptionIsDetected) {
   const std::string p = tmp_path("corrupt.json");
   accountant a(4.0, 1e-5);

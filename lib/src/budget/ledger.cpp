@@ -17,6 +17,8 @@ namespace {
 
 constexpr const char* kFormat = "fdp-ledger";
 constexpr int kVersion = 1;
+// The engine's largest count per group of identical guarantees (incremental_pld::add).
+constexpr std::int64_t kMaxGroupCount = 1000000000000LL;
 
 std::string num17(double x) { return detail::json_number(x); }
 
@@ -198,6 +200,15 @@ void accountant::record_engine(const prepared& p) {
     pending_.push_back({p.key, p.law, p.times, p.garble});
     spans_.push_back(p.span);
   } else {
+    // Identical guarantees are composed as one group (a power of one
+    // transform), whose count the engine takes up to 1e12: checked here, at
+    // add, so that a saved ledger always loads (a total above it was saved
+    // once and then refused by every later command).
+    if (it->n > kMaxGroupCount - p.times) {
+      throw std::invalid_argument("ledger: this entry would bring the applications of '" + p.key + "' to " +
+                                  std::to_string(it->n) + " + " + std::to_string(p.times) +
+                                  ", above the limit of 1e12 per guarantee");
+    }
     it->n += p.times;
   }
   if (p.gaussian && all_gaussian_) return;  // exact; the engine is not needed yet
@@ -543,6 +554,10 @@ accountant accountant::from_json(const std::string& text, const std::string& sou
         items.push_back({p.key, p.law, p.times, p.garble});
         a.spans_.push_back(p.span);
       } else {
+        if (items[it->second].n > kMaxGroupCount - p.times) {
+          throw bad("entry " + std::to_string(i + 1) + ": the applications of '" + p.key +
+                    "' add up to more than 1e12 (the limit per guarantee)");
+        }
         items[it->second].n += p.times;
       }
     }
