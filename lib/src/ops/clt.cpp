@@ -144,17 +144,31 @@ double gk_step(F& f, double a, double b, double& err, double& l1) {
 // in negligible tails is not chased). (Boost 1.74's own adaptive driver
 // compares an unscaled error with a scaled tolerance and recurses to its depth
 // limit on short intervals, which is why it is not used here.)
+//
+// `budget` counts the rules left for the whole integral: depth-first
+// bisection to depth 40 could take 2^40 of them where the estimate never
+// settles (subsampled Gaussians with sigma ~ 0.2 ran for hours). Pieces
+// accepted for want of budget add their error estimate to `unresolved`,
+// which the caller weighs against the total.
+struct gk_budget {
+  long left;
+  double unresolved = 0.0;
+};
 template <class F>
-double gk_adapt(F& f, double a, double b, double tol, double abs_floor, int depth) {
+double gk_adapt(F& f, double a, double b, double tol, double abs_floor, int depth, gk_budget& bud) {
   double err, l1;
   const double k = gk_step(f, a, b, err, l1);
-  if (err <= tol * std::fabs(k) || err <= 64 * 2.220446049250313e-16 * l1 || err <= abs_floor ||
-      depth <= 0) {
+  --bud.left;
+  if (err <= tol * std::fabs(k) || err <= 64 * 2.220446049250313e-16 * l1 || err <= abs_floor || depth <= 0) {
+    return k;
+  }
+  if (bud.left <= 0) {
+    bud.unresolved += err;
     return k;
   }
   const double m = 0.5 * (a + b);
-  return gk_adapt(f, a, m, tol, 0.5 * abs_floor, depth - 1) +
-         gk_adapt(f, m, b, tol, 0.5 * abs_floor, depth - 1);
+  return gk_adapt(f, a, m, tol, 0.5 * abs_floor, depth - 1, bud) +
+         gk_adapt(f, m, b, tol, 0.5 * abs_floor, depth - 1, bud);
 }
 
 // int_c^end w(l) T(l) dl over the law's pieces, T(l) = P(L > l) (dir = +1,
@@ -170,6 +184,8 @@ double gk_adapt(F& f, double a, double b, double tol, double abs_floor, int dept
 //  - Pass 1 estimates the total with one rule per piece; pass 2 integrates
 //    adaptively with an absolute floor of 1e-3 tol times that estimate.
 class layer_cake {
+  static constexpr long kMaxRules = 20000;  // per integral (31 points each)
+
  public:
   layer_cake(const loss_law& law, double tol) : law_(law), tol_(tol) {
     for (const auto& at : law.atoms()) breaks_.push_back(at.loss);
@@ -267,7 +283,16 @@ class layer_cake {
     // pass 2: adaptive
     const double floor = 1e-3 * tol_ * est / static_cast<double>(pieces.size());
     double total = 0.0;
-    for (const auto& pc : pieces) total += gk_adapt(f, pc.first, pc.second, tol_, floor, 40);
+    gk_budget bud{kMaxRules};
+    for (const auto& pc : pieces) total += gk_adapt(f, pc.first, pc.second, tol_, floor, 40, bud);
+    // (Gauss-Kronrod error estimates are pessimistic: the budget's leftovers
+    // are refused only beyond 1e-6 of the total -- these functionals feed an
+    // approximation, not a certified bound)
+    if (bud.unresolved > 1e-6 * std::fabs(total) + floor * static_cast<double>(pieces.size())) {
+      throw evaluation_error("functionals_numeric(" + law_.describe() + "): the quadrature did not settle within " +
+                             std::to_string(kMaxRules) + " rules (unresolved error " +
+                             detail::format_value(bud.unresolved) + " of " + detail::format_value(total) + ")");
+    }
     return total;
   }
 
