@@ -41,6 +41,22 @@ TEST(Edgeworth, SubsampledGaussianCumulants) {
   expect_rel(c.k3_q, 0.0072804944583361447, kQuadRel);
 }
 
+// Narrow noise: e^u overflowed at the integration range's ends and inf times
+// a zero density made the moments NaN (sigma <= 0.05, or q = 1). With q = 1
+// the loss is that of G_{1/sigma}: mean -mu^2/2, variance mu^2 under P.
+TEST(Edgeworth, NarrowSubsampledGaussianCumulantsAreFinite) {
+  for (double s : {0.1, 0.05, 0.02}) {
+    const fdp::loss_cumulants g = fdp::subsampled_gaussian_loss_cumulants(s, 1.0);
+    const double mu = 1.0 / s;
+    EXPECT_NEAR(g.mean_p, -0.5 * mu * mu, 1e-9 * mu * mu) << s;
+    EXPECT_NEAR(g.var_p, mu * mu, 1e-9 * mu * mu) << s;
+    const fdp::loss_cumulants c = fdp::subsampled_gaussian_loss_cumulants(s, 0.01);
+    EXPECT_TRUE(std::isfinite(c.mean_p) && std::isfinite(c.var_p) && c.var_p > 0 && std::isfinite(c.k3_p) &&
+                std::isfinite(c.mean_q) && std::isfinite(c.var_q) && c.var_q > 0 && std::isfinite(c.k3_q))
+        << s;
+  }
+}
+
 TEST(Edgeworth, BetaAgainstMpmath) {
   const auto sg = fdp::times(fdp::subsampled_gaussian_loss_cumulants(1.0, 0.1), 20);
   EXPECT_NEAR(fdp::edgeworth_beta(sg, 0.05), 0.85564032652465206, kBetaAbs);

@@ -78,7 +78,17 @@ loss_cumulants subsampled_gaussian_loss_cumulants(double sigma, double q) {
   const double s2 = sigma * sigma;
   // L(x) = log(1 - q + q e^{(2x - 1)/(2 sigma^2)}), evaluated as
   // log1p(q expm1(.)) so that small q keeps its digits.
-  auto loss = [&](double x) { return std::log1p(q * std::expm1((2.0 * x - 1.0) / (2.0 * s2))); };
+  // For large exponents u, e^u overflows (sigma = 0.05: u = 1000 at 40
+  // sigma past 1, and inf times a zero density made the moments NaN):
+  // there L = u + log q + log1p((1 - q) e^{-u} / q). With q = 1, L = u
+  // exactly (log1p(expm1(u)) is -inf for u < -37).
+  const double log_q = std::log(q);
+  auto loss = [&](double x) {
+    const double u = (2.0 * x - 1.0) / (2.0 * s2);
+    if (q == 1.0) return u;
+    if (u > 30.0) return u + log_q + std::log1p((1.0 - q) * std::exp(-u) / q);
+    return std::log1p(q * std::expm1(u));
+  };
   auto dens_p = [&](double x) { return norm_pdf(x / sigma) / sigma; };
   auto dens_q = [&](double x) {
     return (1.0 - q) * norm_pdf(x / sigma) / sigma + q * norm_pdf((x - 1.0) / sigma) / sigma;
