@@ -29,6 +29,12 @@ TEST(Oracle, RandomizedResponseClosedForm) {
   EXPECT_LT(o.epsilon, 1.0);
 }
 
+// Dense output laws of 1e9 categories (16 GB) are not built: no oracle.
+TEST(Oracle, HugeCategoricalOutputsHaveNoOracle) {
+  EXPECT_FALSE(law_of("randomized-response:eps=1,k=1000000000", "0", "1").has_value());
+  EXPECT_TRUE(law_of("randomized-response:eps=1,k=1000", "0", "1").has_value());
+}
+
 TEST(Oracle, GrowsWithSamplesTowardsTheTruth) {
   const auto law = law_of("laplace:eps=0.5", "0", "1");
   ASSERT_TRUE(law.has_value());
