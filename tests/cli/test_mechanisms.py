@@ -94,6 +94,12 @@ rc4, out4, _ = run("sample", "--mechanism", "laplace:eps=0.1", "--input", "1", "
                    "--seed", "7")
 check(out4.splitlines()[:1000] == lines, "prefix property")
 
+# outputs that overflow are an error, never an "inf" line (sample files take finite numbers)
+rc, out, err = run("sample", "--mechanism", "gaussian:sigma=1e308", "--input", "1", "--samples", "100")
+check(rc == 1 and "overflowed" in err and len(err.strip().splitlines()) == 1
+      and all(is_number(x) and math.isfinite(float(x)) for x in out.splitlines()),
+      "sample: overflowing outputs end with one error line (%d, %r)" % (rc, err))
+
 rc, out, err = run("sample", "--mechanism", "gaussian:mu=1", "--input", "1,2,3", "--samples", "10")
 rows = [l.split(",") for l in out.splitlines()]
 check(rc == 0 and len(rows) == 10 and all(len(r) == 3 and all(is_number(x) for x in r)

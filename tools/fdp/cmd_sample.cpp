@@ -1,6 +1,7 @@
 // fdp sample: outputs of a catalogue mechanism in the sample-file format of
 // ../shared/CLI.md (one output per line: a number, a comma-separated
 // vector, or a token).
+#include <cmath>
 #include <charconv>
 #include <cstdio>
 #include <fstream>
@@ -81,7 +82,15 @@ int run_sample(const args& a) {
       for (std::size_t s = 0; s < c; ++s) {
         for (std::size_t i = 0; i < shape.dim; ++i) {
           if (i) w.put(',');
-          w.put(out[s * shape.dim + i]);
+          const double v = out[s * shape.dim + i];
+          // (answers near the largest double plus noise can overflow; the
+          // sample-file format, and audit, take finite numbers only)
+          if (!std::isfinite(v)) {
+            throw std::runtime_error("output " + std::to_string(done + s + 1) +
+                                     " overflowed to " + (std::isnan(v) ? "nan" : "inf") +
+                                     " (answers plus noise beyond the largest double)");
+          }
+          w.put(v);
         }
         w.end_line();
       }
