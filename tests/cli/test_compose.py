@@ -404,6 +404,12 @@ def expect_usage_error(fdp, args, must_mention=None):
 
 
 def test_errors(fdp):
+    # a value above the range says so (it read "must be >= -1.0000000000000001e+300")
+    expect_usage_error(fdp, ["compose", "gdp:mu=1", "--eps", "1e308"], "[-1e+300, 1e+300]")
+    # mu = 1e300 terms compose without squaring to inf
+    code, out, err = run(fdp, "compose", "gaussian:sigma=1e-300,times=4", "--json")
+    check(code == 0 and abs(json.loads(out)["mu"]["lower"] / 2e300 - 1) < 1e-12,
+          "gaussian:sigma=1e-300,times=4: mu 2e300 (%d, %r)" % (code, err))
     for cmd in ("compose", "curve"):
         # bad specs
         for spec, word in (("laplace:b=0", "b"), ("laplace:b=-1", "b"), ("nosuchmech:x=1", "nosuchmech"),
@@ -418,6 +424,8 @@ def test_errors(fdp):
         expect_usage_error(fdp, [cmd])
         expect_usage_error(fdp, [cmd, "gdp:mu=1", "--bogus"], "bogus")
         expect_usage_error(fdp, [cmd, "gdp:mu=1", "--method", "magic"], "method")
+        # a tiny scale names the scale (it failed as 'gaussian(mu=inf)' via the spec's own ratio)
+        expect_usage_error(fdp, [cmd, "laplace:b=1e-320"], "b = ")
         for bad in ("0", "-1", "abc", "nan", "1.5"):
             expect_usage_error(fdp, [cmd, "laplace:b=1", "--tolerance", bad], "tolerance")
     for cmd in ("compose",):

@@ -75,7 +75,9 @@ double check_range(const std::string& what, double v, double lo, double hi, bool
     std::ostringstream os;
     os.precision(17);
     os << what << " = " << v << " must be ";
-    if (hi >= 1e300) {
+    os.precision(6);  // (the bounds are round numbers: 1e+300, not 1.0000000000000001e+300)
+    const bool above = hi_open ? v >= hi : v > hi;
+    if (hi >= 1e300 && !above) {
       os << (lo_open ? "> " : ">= ") << lo;
     } else {
       os << "in " << (lo_open ? "(" : "[") << lo << ", " << hi << (hi_open ? ")" : "]");

@@ -125,7 +125,21 @@ std::optional<tradeoff> try_exact(const std::vector<compose_term>& terms) {
     }
     all_ed = false;
   }
-  if (all_gauss) return tradeoff(gaussian(std::sqrt(mu2)));
+  if (all_gauss) {
+    // sqrt(sum n mu^2), scaled by the largest term: mu up to 1e300 must not
+    // square to inf (gaussian:sigma=1e-300 failed as "gaussian(mu=inf)")
+    if (!std::isfinite(mu2)) {
+      double m = 0.0, s = 0.0;
+      for (const auto& t : terms)
+        if (auto g = std::get_if<gaussian>(&t.closed->get())) m = std::max(m, g->mu);
+      for (const auto& t : terms)
+        if (auto g = std::get_if<gaussian>(&t.closed->get())) s += static_cast<double>(t.times) * (g->mu / m) * (g->mu / m);
+      const double mu = m * std::sqrt(s);
+      if (!std::isfinite(mu)) throw std::invalid_argument("compose: the composed GDP mu overflows a double (above 1.8e308)");
+      return tradeoff(gaussian(mu));
+    }
+    return tradeoff(gaussian(std::sqrt(mu2)));
+  }
   if (all_ed && k <= 10000000) {
     const double total = -std::expm1(log_keep);  // 1 - prod (1 - delta_i)^{n_i}
     if (eps0 < 0) return tradeoff(eps_delta(0.0, total));
@@ -631,8 +645,9 @@ composition compose_access::run(const std::vector<compose_term>& terms_in, const
     if (beyond > 1e-6) {
       throw std::invalid_argument("compose(method=pld): term '" + t.text +
                                   "' has privacy losses beyond +-700 (outside the double "
-                                  "exponent range of the PLD engine); use --method exact where a "
-                                  "closed form exists (gdp, gaussian, epsdelta)");
+                                  "exponent range of the PLD engine); only lists of gdp, gaussian "
+                                  "and epsdelta terms compose in closed form beyond it (fdp compose "
+                                  "--method exact)");
     }
   }
   // Grid sizing: h from the per-term loss spread (second-order error ~ (h/sd)^2).

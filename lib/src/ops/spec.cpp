@@ -177,6 +177,17 @@ curve read_curve_csv(const std::string& path) {
   }
 }
 
+namespace {
+// sensitivity / scale must be a finite double: the message names the scale
+// (gaussian:sigma=1e-300 failed as "gaussian(mu=inf)").
+void ratio_is_finite(const spec& s, const char* key, double scale, double sensitivity) {
+  if (!std::isfinite(sensitivity / scale)) {
+    throw std::invalid_argument("spec '" + s.text + "': " + key + " = " + detail::format_value(scale) +
+                                " is too small: sensitivity / " + key + " overflows (it must be >= sensitivity / 1e300)");
+  }
+}
+}  // namespace
+
 std::optional<tradeoff> single_tradeoff(const spec& s) {
   constexpr double inf = 1e300;
   if (s.name == "gdp") return tradeoff(gaussian(s.number("mu", 0, inf)));
@@ -186,11 +197,13 @@ std::optional<tradeoff> single_tradeoff(const spec& s) {
   if (s.name == "laplace") {
     const double b = s.number("b", 0, inf, true);
     const double d = s.number_or("sensitivity", 1.0, 0, inf);
+    ratio_is_finite(s, "b", b, d);
     return tradeoff(laplace(d / b));
   }
   if (s.name == "gaussian") {
     const double sigma = s.number("sigma", 0, inf, true);
     const double d = s.number_or("sensitivity", 1.0, 0, inf);
+    ratio_is_finite(s, "sigma", sigma, d);
     return tradeoff(gaussian(d / sigma));
   }
   if (s.name == "curve") return tradeoff(read_curve_csv(s.string("file")));
