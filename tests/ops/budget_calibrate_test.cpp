@@ -52,6 +52,11 @@ TEST(Calibrate, GaussianSigmaIsTheClosedForm) {
   EXPECT_LE(r.epsilon.upper, 10.0);
   EXPECT_NEAR(r.value / exact, 1.0, 1e-9);
   EXPECT_TRUE(r.smallest);
+  // at the closed form's own root the epsilon can land an ulp above the
+  // target: the returned value must meet it exactly (it gave 0.10000000000000003)
+  const calibration_result t = calibrate("gaussian", "sigma", 0.1, 1e-10);
+  EXPECT_LE(t.epsilon.upper, 0.1);
+  EXPECT_NEAR(t.value / (1.0 / gdp_mu(0.1, 1e-10)), 1.0, 1e-12);
 }
 
 TEST(Calibrate, LaplaceBMeetsTargetAndIsWithinTenthPercent) {
@@ -104,6 +109,10 @@ TEST(Calibrate, TimesIsTheLargestInteger) {
   const calibration_result g = calibrate("gaussian:sigma=4", "times", 3.0, 1e-5);
   const double Tmax = std::floor(std::pow(4.0 * gdp_mu(3.0, 1e-5), 2));
   EXPECT_EQ(g.value, Tmax);
+  // the whole range, up to times = 1e12 (doubling from 1 stopped at 2^39)
+  const calibration_result l = calibrate("gdp:mu=1e-7", "times", 10.0, 1e-5);
+  EXPECT_EQ(l.value, 1e12);
+  EXPECT_TRUE(l.at_limit);
 }
 
 TEST(Calibrate, WithFixedCompanions) {

@@ -130,7 +130,7 @@ class calibrator {
     }
     cache_[x] = e;
     if (std::getenv("FDP_TRACE_CALIBRATE")) {
-      std::fprintf(stderr, "calibrate: %s=%.12g tol=%g eps=[%.10g, %.10g]\n", param_.c_str(), x, tol,
+      std::fprintf(stderr, "calibrate: %s=%.17g tol=%g eps=[%.17g, %.17g]\n", param_.c_str(), x, tol,
                    e.eps.lower, e.eps.upper);
     }
     return e;
@@ -145,6 +145,7 @@ class calibrator {
     r.smallest = smallest_;
     if (integer_) solve_integer(r);
     else solve_continuous(r);
+    if (!integer_) meet_exactly(r);
     r.epsilon = cache_.at(r.value).eps;
     certify_gap(r);
     r.evaluations = evaluations_;
@@ -349,6 +350,25 @@ class calibrator {
     return best;
   }
 
+  // The root finder works on log U - log target, which is 0 in double for an
+  // epsilon an ulp or two above the target: such a value was returned as
+  // meeting it (gaussian, eps 0.1, delta 1e-10: 0.10000000000000003). The
+  // returned value must itself be evaluated feasible: step it outwards by
+  // 1, 2, 4, ... ulps until it is (else the best feasible point evaluated).
+  void meet_exactly(calibration_result& r) {
+    const double tol = opt_.final_tolerance;
+    double x = r.value;
+    double d = 1.0;
+    for (int i = 0; i < 40 && !feasible(x, tol); ++i, d *= 2.0) {
+      const double u = std::nextafter(x, smallest_ ? kInf : 0.0) - x;  // one ulp, signed
+      x = std::clamp(r.value + d * u, lower_limit_, upper_limit_);
+    }
+    if (!feasible(x, tol)) x = best_feasible(tol);
+    r.value = x;
+    r.lo = std::min(r.lo, x);
+    r.hi = std::max(r.hi, x);
+  }
+
   // ---- times: the largest integer with U <= target
   void solve_integer(calibration_result& r) {
     const double tol = opt_.final_tolerance;
@@ -359,15 +379,24 @@ class calibrator {
                                   " at delta = " + fmt17(delta_) + " (certified epsilon " +
                                   fmt17(e.upper) + ")");
     }
+    // Bracket: f feasible, g not. Steps of at least 2x, larger while epsilon
+    // is far below the target (about target / (2 epsilon): epsilon grows at
+    // most about linearly in times at large counts, so the step stays
+    // feasible or brackets the crossing either way); the last step lands on
+    // the limit itself (doubling from 1 stopped at 2^39, short of 1e12; and a
+    // target of 1e300 doubled through 40 ever larger compositions).
     double g = 2.0;
-    while (feasible(g, tol)) {
+    for (;;) {
+      const interval e = eval(g, tol).eps;
+      if (!(e.upper <= target_)) break;
       f = g;
-      g *= 2.0;
-      if (g > upper_limit_) {
+      if (g >= upper_limit_) {
         r.value = r.lo = r.hi = f;
         r.at_limit = true;
         return;
       }
+      const double grow = e.upper > 0 ? std::clamp(0.5 * target_ / e.upper, 2.0, 1e6) : 1e6;
+      g = std::min(upper_limit_, std::floor(g * grow));
     }
     while (g - f > 1.0) {
       const double m = std::floor(0.5 * (f + g));
