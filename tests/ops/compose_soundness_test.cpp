@@ -37,6 +37,7 @@
 
 #include "../golden/golden_csv.hpp"
 #include "fdp/core/families.hpp"
+#include "fdp/core/normal.hpp"
 #include "fdp/ops/compose.hpp"
 #include "fdp/ops/convert.hpp"
 #include "fdp/ops/spec.hpp"
@@ -1378,6 +1379,31 @@ TEST(ComposeQueries, EpsilonSolverReachesLargeCrossings) {
   EXPECT_LE(e.lower, 5e7);
   EXPECT_GT(e.lower, 1e7);
   EXPECT_LE(lap.delta(e.upper).upper, 1e-5 * (1 + 1e-9));
+}
+
+// The GDP summary where the grids alone certify no finite upper end:
+// - f_{eps,0} is symmetric with its kink at (a*, a*), a* = 1/(1 + e^eps);
+//   a convex symmetric G_mu lies below it iff G_mu(a*) <= a*, so the
+//   smallest mu is -2 Phi^{-1}(a*) (eps 50: 19.3496, it read [17.02, inf]);
+// - a Poisson-subsampled Gaussian lies above G_{1/sigma} (DRS Thm 4.2), but
+//   its grids carry tail mass at +inf: the upper end was inf.
+TEST(ComposeQueries, GdpSummaryUpperEnds) {
+  for (double eps : {1.0, 20.0, 50.0}) {
+    const interval m = compose(specs_of("epsdelta:eps=" + std::to_string(eps))).mu();
+    const double a = std::exp(-eps) / (1.0 + std::exp(-eps));
+    const double want = -2.0 * norm_quantile(a);
+    EXPECT_NEAR(m.lower, want, 1e-9 * want) << eps;
+    EXPECT_NEAR(m.upper, want, 1e-9 * want) << eps;
+  }
+  const interval s = compose(specs_of("subsampled-gaussian:sigma=1,q=0.5")).mu();
+  EXPECT_GT(s.lower, 0.5);
+  EXPECT_LE(s.lower, s.upper);
+  EXPECT_LE(s.upper, 1.0);
+  // mixed: at most sqrt(sum n cap^2) = sqrt(4 / 4 + 0.25)
+  const interval x = compose(specs_of("subsampled-gaussian:sigma=2,q=0.1,times=4 gdp:mu=0.5")).mu();
+  EXPECT_LE(x.upper, std::sqrt(1.25) * (1 + 1e-12));
+  EXPECT_GE(x.upper, x.lower);
+  EXPECT_GE(x.lower, 0.5);
 }
 
 TEST(ComposeBadInput, Queries) {

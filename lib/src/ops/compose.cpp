@@ -18,6 +18,7 @@
 
 #include "fdp/core/error.hpp"
 #include "fdp/ops/convert.hpp"
+#include "fdp/ops/group.hpp"
 #include "pld_internal.hpp"
 
 namespace fdp {
@@ -260,6 +261,9 @@ compose_term make_term(const spec& s) {
     const double d = s.number_or("sensitivity", 1.0, 0, 1e300, true);
     t.law = subsampled_gaussian_law(sigma, d, q);
     if (q == 1.0) t.closed = tradeoff(gaussian(d / sigma));
+    // Poisson subsampling only mixes P into Q: f_q >= f = G_{d/sigma} in
+    // both orders (DRS Thm 4.2: C_q(f) >= f)
+    t.gdp_cap = d / sigma;
     return t;
   }
   if (s.name == "subsampled-laplace") {
@@ -268,12 +272,18 @@ compose_term make_term(const spec& s) {
     const double d = s.number_or("sensitivity", 1.0, 0, 1e300, true);
     t.law = subsampled_laplace_law(b, d, q);
     if (q == 1.0) t.closed = tradeoff(laplace(d / b));
+    if (std::isfinite(d / b)) t.gdp_cap = gdp_summary(tradeoff(laplace(d / b)));  // (as above)
     return t;
   }
   auto f = single_tradeoff(s);
   if (!f) throw std::invalid_argument("spec '" + s.text + "': cannot be composed");
   t.closed = *f;
   t.law = make_law(*f);
+  try {
+    t.gdp_cap = gdp_summary(*f);
+  } catch (const evaluation_error&) {
+    // (a polygon beyond double range: no cap)
+  }
   return t;
 }
 
@@ -548,7 +558,18 @@ std::optional<std::vector<compose_term>> staged_terms(const std::vector<compose_
 }  // namespace
 
 composition compose_terms(const std::vector<compose_term>& terms, const compose_options& opt) {
-  return detail::compose_access::run(terms, opt);
+  composition c = detail::compose_access::run(terms, opt);
+  // sqrt(sum n cap^2), scaled by the largest cap (caps up to 1e300)
+  double m = 0.0;
+  for (const auto& t : terms) m = std::max(m, t.gdp_cap);
+  if (m == 0.0) {
+    c.gdp_cap_ = 0.0;
+  } else if (std::isfinite(m)) {
+    double s = 0.0;
+    for (const auto& t : terms) s += static_cast<double>(t.times) * (t.gdp_cap / m) * (t.gdp_cap / m);
+    c.gdp_cap_ = m * std::sqrt(s);
+  }
+  return c;
 }
 
 namespace detail {
@@ -1276,7 +1297,24 @@ interval composition::beta(double alpha) const {
 }
 
 interval composition::mu() const {
+  interval r = mu_of_grids();
+  // (the terms' caps are certified upper bounds too: a subsampled Gaussian's
+  // grids carry tail mass at +inf, which leaves no finite mu of their own)
+  if (gdp_cap_ < r.upper) r.upper = std::max(r.lower, gdp_cap_);
+  return r;
+}
+
+interval composition::mu_of_grids() const {
   if (exact_) {
+    // polygons (f_{eps,delta}, the k-fold of f_{eps,0}): exact at the vertices
+    if (std::holds_alternative<eps_delta>(exact_->get()) || std::holds_alternative<curve>(exact_->get())) {
+      try {
+        const double v = gdp_summary(*exact_);
+        return {v, v};
+      } catch (const evaluation_error&) {
+        // (eps beyond the polygons' range: the bound search below)
+      }
+    }
     if (auto g = std::get_if<gaussian>(&exact_->get())) return {g->mu, g->mu};
   }
   auto dup = [&](double e) {

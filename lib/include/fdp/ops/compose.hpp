@@ -16,6 +16,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -83,6 +84,11 @@ struct compose_term {
   std::optional<tradeoff> closed;
   std::int64_t times = 1;
   std::string text;
+  /// A mu with f >= G_mu for one application (inf: none known). Set by
+  /// make_term (a subsampled Gaussian is above G_{sensitivity/sigma}; a
+  /// closed form's own GDP summary); the composition's mu is then at most
+  /// sqrt(sum times mu^2), since G_a (x) G_b = G_sqrt(a^2 + b^2).
+  double gdp_cap = std::numeric_limits<double>::infinity();
 };
 
 /// Builds the term of a spec (validating its parameters).
@@ -109,6 +115,8 @@ class composition {
   /// The GDP summary: the smallest mu with f >= G_mu, bracketed (upper may
   /// be +inf when no finite mu exists).
   interval mu() const;
+  /// sqrt(sum times gdp_cap^2) over the terms (compose_terms sets it).
+  double gdp_cap() const { return gdp_cap_; }
 
   /// A trade-off polygon at or below the true f: the upper envelope of the
   /// lines 1 - delta_upper(eps) - e^eps a over the grid's eps values (each
@@ -155,6 +163,9 @@ class composition {
   // Some term's privacy loss is unbounded: delta(eps) > 0 for every eps,
   // even where the grid's bounds underflow to 0.
   bool unbounded_ = false;
+  double gdp_cap_ = std::numeric_limits<double>::infinity();
+  interval mu_of_grids() const;
+  friend composition compose_terms(const std::vector<compose_term>& terms, const compose_options& opt);
 };
 
 composition compose_terms(const std::vector<compose_term>& terms, const compose_options& opt = {});
