@@ -242,6 +242,7 @@ def test_errors(fdp):
         (["group", "gdp:mu=1"], "--k"),
         (["group", "--k", "2"], "SPEC"),
         (["group", "gdp:mu=-1", "--k", "2"], "mu"),
+        (["group", "gdp:mu=1", "--k", "2", "--method", "clt"], "--method"),
         (["clt"], "SPEC"),
         (["clt", "gdp:mu=1", "--alpha", "2"], "--alpha"),
         (["clt", "nonsense:x=1"], "nonsense"),

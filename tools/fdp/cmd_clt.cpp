@@ -241,7 +241,7 @@ FDP_REGISTER_COMMAND(command{
     "               band_valid, band [{alpha, approx, lower, upper}],\n"
     "               edgeworth [{alpha, beta}] with --edgeworth\n\n"
     "examples:\n"
-    "  fdp clt laplace:b=10,times=100 --alpha 0.1     # mu = 0.983..., gamma = 0.063...\n"
+    "  fdp clt laplace:b=10,times=100 --alpha 0.1     # mu = 0.984..., gamma = 0.0569...\n"
     "  fdp clt epsdelta:eps=0.1,times=100 --json\n"
     "  fdp clt epsdelta:eps=0.01,delta=1e-7,times=10000 --alpha 0.05\n"
     "  fdp clt subsampled-gaussian:sigma=1,q=0.01,times=1000 --edgeworth --alpha 0.1\n",

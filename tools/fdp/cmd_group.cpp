@@ -13,6 +13,9 @@ int run_group(const args& a) {
   const auto specs = parse_specs(a);
   if (!a.has("k")) throw usage_error("--k K (the group size, an integer >= 1) is required");
   const std::int64_t k = parse_count(a.value("k"), "--k", 1, 1000000000000LL);
+  if (a.value_or("method", "auto") == "clt") {
+    throw usage_error("--method clt is for fdp compose; group takes auto, exact or pld");
+  }
   const auto opts = compose_options_from(a);
   const auto deltas = a.numbers("delta", 0, 1);
   const auto epss = a.numbers("eps", -1e300, 1e300);
