@@ -430,14 +430,18 @@ struct mix_truth {
   double mu_summary() const {
     // (delta has kinks at the lattice losses when mu = 0: they join the grid,
     // and the search refines both intervals beside the best point)
-    const double top = std::isfinite(loss_max()) ? loss_max() : 60.0;
+    // (for large mu the informative eps are near mu^2/2: seed 2 case 315,
+    // mu 17.6, has delta(eps) within 1e-16 of 1 all over [0, 60])
+    const double top = std::isfinite(loss_max()) ? loss_max()
+                                                 : std::max(60.0, 0.5 * mu * mu + 12.0 * mu + eps0 * static_cast<double>(k));
     // (where delta(eps) is near or below double underflow, ~1e-280 and less,
     // gdp_mu of its few remaining bits is noise: seed 14 case 222, G_0.8398
     // (x) f_{0.005,0}, read 0.840317 there against 0.8398185 (mpmath, 50
-    // digits, every eps); such points carry no information and are skipped)
+    // digits, every eps); so is a delta that rounds to 1 (gdp_mu inf: seed 2
+    // case 315). Such points carry no information and are skipped.)
     auto phi = [&](double e) {
       const double dl = delta(e);
-      return dl > 1e-280 ? gdp_mu(e, dl) : 0.0;
+      return dl > 1e-280 && dl < 1.0 - 1e-9 ? gdp_mu(e, dl) : 0.0;
     };
     std::vector<double> grid;
     for (int i = 0; i <= 400; ++i) grid.push_back(top * i / 400);
