@@ -11,8 +11,11 @@
 //   3. fdp audit --stats-in part_0.txt --stats-in part_1.txt ... --claim SPEC
 //      merges the counts (integer sums: exact) and reports.
 // Shards must share the plan (checked by plan_fingerprint) and must not
-// reuse a shard index. The union bound of the plan covers the merged counts
-// because the tests were fixed before any evaluation output was drawn.
+// reuse a shard index: a stats file of mechanism outputs records its random
+// streams (a "streams SEED BLOCK ..." line before "counts"), and a stream
+// seen twice is refused, as are sample-file shards with identical counts.
+// The union bound of the plan covers the merged counts because the tests
+// were fixed before any evaluation output was drawn.
 //
 // Format: text, line-oriented, doubles in C99 hexadecimal ("%a", exact).
 // The first line is "fdp-audit-plan 1" or "fdp-audit-stats 1".
