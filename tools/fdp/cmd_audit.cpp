@@ -179,6 +179,7 @@ int run_audit(const args& a) {
     const auto ins = a.all("stats-in");
     plan p;
     eval_counts c;
+    std::vector<std::pair<std::size_t, eval_counts>> streamless;  // sample-file shards read so far
     for (std::size_t i = 0; i < ins.size(); ++i) {
       plan pi;
       eval_counts ci;
@@ -192,11 +193,9 @@ int run_audit(const args& a) {
         }
         // Shards from sample files carry no stream: the same counts twice
         // are the same file (or the same samples) given twice.
-        for (std::size_t j = 0; j < i && ci.streams.empty(); ++j) {
-          plan pj;
-          eval_counts cj;
-          read_stats(ins[j], pj, cj);
-          if (cj.streams.empty() && cj.n[0] == ci.n[0] && cj.n[1] == ci.n[1] && cj.cells[0] == ci.cells[0] &&
+        for (const auto& [j, cj] : streamless) {
+          if (!ci.streams.empty()) break;
+          if (cj.n[0] == ci.n[0] && cj.n[1] == ci.n[1] && cj.cells[0] == ci.cells[0] &&
               cj.cells[1] == ci.cells[1]) {
             throw std::invalid_argument(ins[i] + ": the same counts as " + ins[j] +
                                         " (the same shard given twice would count its samples twice)");
@@ -208,6 +207,7 @@ int run_audit(const args& a) {
           throw std::invalid_argument(ins[i] + ": " + e.what());
         }
       }
+      if (ci.streams.empty()) streamless.emplace_back(i, std::move(ci));
     }
     src["stats_in"] = ins;
     rep = audit_counts(p, c, claim, opt.delta);

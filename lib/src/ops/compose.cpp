@@ -100,6 +100,19 @@ double log_binom(std::int64_t k, std::int64_t s, double la, double lb) {
 // Loss-interval cut where the law's mass beyond it is at most tau on both measures.
 double find_cut(const loss_law& law, double tau, bool upper) { return detail::loss_cut(law, tau, upper, 40); }
 
+// sqrt(sum_i times_i x_i^2) over the terms, scaled by the largest x_i so
+// that values up to 1e300 do not square to inf (0 when none is positive,
+// inf when one is infinite).
+template <class F>
+double root_sum_squares(const std::vector<compose_term>& terms, F x_of) {
+  double m = 0.0;
+  for (const auto& t : terms) m = std::max(m, x_of(t));
+  if (m == 0.0 || !std::isfinite(m)) return m;
+  double s = 0.0;
+  for (const auto& t : terms) s += static_cast<double>(t.times) * (x_of(t) / m) * (x_of(t) / m);
+  return m * std::sqrt(s);
+}
+
 std::optional<tradeoff> try_exact(const std::vector<compose_term>& terms) {
   bool all_gauss = true, all_ed = true;
   double mu2 = 0.0;
@@ -130,12 +143,10 @@ std::optional<tradeoff> try_exact(const std::vector<compose_term>& terms) {
     // sqrt(sum n mu^2), scaled by the largest term: mu up to 1e300 must not
     // square to inf (gaussian:sigma=1e-300 failed as "gaussian(mu=inf)")
     if (!std::isfinite(mu2)) {
-      double m = 0.0, s = 0.0;
-      for (const auto& t : terms)
-        if (auto g = std::get_if<gaussian>(&t.closed->get())) m = std::max(m, g->mu);
-      for (const auto& t : terms)
-        if (auto g = std::get_if<gaussian>(&t.closed->get())) s += static_cast<double>(t.times) * (g->mu / m) * (g->mu / m);
-      const double mu = m * std::sqrt(s);
+      const double mu = root_sum_squares(terms, [](const compose_term& t) {
+        const auto* g = std::get_if<gaussian>(&t.closed->get());
+        return g ? g->mu : 0.0;
+      });
       if (!std::isfinite(mu)) throw std::invalid_argument("compose: the composed GDP mu overflows a double (above 1.8e308)");
       return tradeoff(gaussian(mu));
     }
@@ -576,16 +587,7 @@ std::optional<std::vector<compose_term>> staged_terms(const std::vector<compose_
 
 composition compose_terms(const std::vector<compose_term>& terms, const compose_options& opt) {
   composition c = detail::compose_access::run(terms, opt);
-  // sqrt(sum n cap^2), scaled by the largest cap (caps up to 1e300)
-  double m = 0.0;
-  for (const auto& t : terms) m = std::max(m, t.gdp_cap);
-  if (m == 0.0) {
-    c.gdp_cap_ = 0.0;
-  } else if (std::isfinite(m)) {
-    double s = 0.0;
-    for (const auto& t : terms) s += static_cast<double>(t.times) * (t.gdp_cap / m) * (t.gdp_cap / m);
-    c.gdp_cap_ = m * std::sqrt(s);
-  }
+  c.gdp_cap_ = root_sum_squares(terms, [](const compose_term& t) { return t.gdp_cap; });
   return c;
 }
 
