@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -216,6 +218,43 @@ TEST(StatsIo, StatsFilesMerge) {
   EXPECT_EQ(d.n[0], 4u);
   EXPECT_EQ(d.streams.size(), 2u);
   EXPECT_THROW(d.merge(e), std::invalid_argument);
+  std::remove(path.c_str());
+}
+
+// A garbled streams line is an error naming the file and line, never a
+// silently dropped stream (which would let a shard merge twice).
+TEST(StatsIo, MalformedStreamsLinesNameTheLine) {
+  const plan p = small_plan();
+  eval_counts a;
+  a.init(p);
+  a.streams = {{3, 1u << 20}};
+  const std::string path = ::testing::TempDir() + "fdp_audit_streams_test.txt";
+  write_stats(path, p, a);
+  std::string text;
+  {
+    std::ifstream f(path);
+    std::stringstream ss;
+    ss << f.rdbuf();
+    text = ss.str();
+  }
+  const std::size_t at = text.find("streams 3 1048576\n");
+  ASSERT_NE(at, std::string::npos);
+  for (const char* bad : {"streams 3\n", "streams x 1\n", "streams 3 -1\n", "streams\n", "streams 3 1 2\n"}) {
+    std::string t = text;
+    t.replace(at, std::string("streams 3 1048576\n").size(), bad);
+    {
+      std::ofstream f(path);
+      f << t;
+    }
+    plan q;
+    eval_counts c;
+    try {
+      read_stats(path, q, c);
+      ADD_FAILURE() << "accepted " << bad;
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find(path + ":"), std::string::npos) << e.what();
+    }
+  }
   std::remove(path.c_str());
 }
 

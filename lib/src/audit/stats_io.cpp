@@ -1,6 +1,7 @@
 #include "fdp/audit/stats_io.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -51,9 +52,12 @@ struct reader {
   std::uint64_t count(std::istringstream& ss) {
     std::string t;
     if (!(ss >> t)) fail("missing integer");
+    // (strtoull takes "-1" as 2^64 - 1: digits only)
+    if (t.find_first_not_of("0123456789") != std::string::npos) fail("bad integer '" + t + "'");
+    errno = 0;
     char* end = nullptr;
     const unsigned long long v = std::strtoull(t.c_str(), &end, 10);
-    if (end == t.c_str() || *end) fail("bad integer '" + t + "'");
+    if (end == t.c_str() || *end || errno == ERANGE) fail("bad integer '" + t + "'");
     return v;
   }
   std::int64_t integer(std::istringstream& ss) {
