@@ -188,6 +188,17 @@ TEST(SpecErrors, ParseHelpers) {
   EXPECT_EQ(parse_number("-0.25", "x"), -0.25);
   EXPECT_INVALID(parse_number("", "--mu"), "--mu", "empty value");
   EXPECT_INVALID(parse_number("1,5", "--mu"), "--mu", "'1,5' is not a number");
+  // Decimal notation only: the forms strtod also reads are refused.
+  EXPECT_EQ(parse_number("+.5", "x"), 0.5);
+  EXPECT_EQ(parse_number("5.", "x"), 5.0);
+  EXPECT_EQ(parse_number("2E+3", "x"), 2000.0);
+  for (const char* bad : {"0x1p0", "0X10", "-0x1", " 1", "1 ", ".", "-", "e5", "1e", "1e+", "1.5.2",
+                          "--1", "1e5x", "x"}) {
+    EXPECT_INVALID(parse_number(bad, "--mu"), "--mu", std::string("'") + bad + "' is not a number");
+  }
+  for (const char* bad : {"inf", "-Infinity", "NaN", "nan(1)"})
+    EXPECT_INVALID(parse_number(bad, "--mu"), "--mu", std::string("'") + bad + "' must be finite");
+  EXPECT_INVALID(parse_number("1e400", "--mu"), "--mu", "must be finite");
   EXPECT_EQ(parse_count("12", "n", 1, 100), 12);
   EXPECT_INVALID(parse_count("101", "n", 1, 100), "n", "integer in [1, 100]");
   EXPECT_INVALID(parse_count("2.5", "n", 1, 100), "n", "'2.5'");

@@ -1,6 +1,6 @@
 #include "fdp/ops/spec.hpp"
 
-#include <cerrno>
+#include <cctype>
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
@@ -30,13 +30,36 @@ const std::vector<spec_kind>& spec_kinds() {
 
 double parse_number(const std::string& text, const std::string& what) {
   if (text.empty()) throw std::invalid_argument(what + ": empty value, expected a number");
-  const char* s = text.c_str();
-  char* end = nullptr;
-  errno = 0;
-  const double v = std::strtod(s, &end);
-  if (end == s || *end != '\0' || std::isspace(static_cast<unsigned char>(text[0]))) {
+  // Decimal notation only: [+-]digits[.digits][(e|E)[+-]digits]. strtod alone
+  // would also take hexadecimal ("0x1p3"), "infinity", "nan(...)" and
+  // leading blanks, none of which a user means as a privacy parameter.
+  const auto digits = [&](std::size_t& i) {
+    const std::size_t start = i;
+    while (i < text.size() && text[i] >= '0' && text[i] <= '9') ++i;
+    return i - start;
+  };
+  std::size_t i = 0;
+  if (text[i] == '+' || text[i] == '-') ++i;
+  std::size_t mantissa = digits(i);
+  if (i < text.size() && text[i] == '.') {
+    ++i;
+    mantissa += digits(i);
+  }
+  bool decimal = mantissa > 0;
+  if (decimal && i < text.size() && (text[i] == 'e' || text[i] == 'E')) {
+    ++i;
+    if (i < text.size() && (text[i] == '+' || text[i] == '-')) ++i;
+    decimal = digits(i) > 0;
+  }
+  if (!decimal || i != text.size()) {
+    const std::size_t first = (text[0] == '+' || text[0] == '-') ? 1 : 0;
+    const char c = first < text.size() ? static_cast<char>(std::tolower(text[first])) : '\0';
+    if (c == 'i' || c == 'n') {  // inf, infinity, nan, nan(...)
+      throw std::invalid_argument(what + ": '" + text + "' must be finite");
+    }
     throw std::invalid_argument(what + ": '" + text + "' is not a number");
   }
+  const double v = std::strtod(text.c_str(), nullptr);
   if (!std::isfinite(v)) throw std::invalid_argument(what + ": '" + text + "' must be finite");
   return v;
 }
