@@ -123,6 +123,7 @@ class incremental_pld {
   void replan(std::int64_t N);
   std::size_t register_group(const std::string& key, const std::shared_ptr<const loss_law>& law,
                              const garbler& garble, bool& fresh);
+  std::size_t insert_group(std::shared_ptr<detail::ipld_group> g);
   void count(std::size_t gi, std::int64_t n);
   void incorporate(std::size_t gi, std::int64_t n, bool fresh_power);
   void enable_reverse();
