@@ -385,10 +385,30 @@ std::int64_t incremental_pld::needed_size() const {
 
 // Multiplies the channels' products by the group's transforms to the power n
 // (computing the transforms at the current N if needed).
-void incremental_pld::incorporate(std::size_t gi, std::int64_t n, bool fresh_power) {
+void incremental_pld::incorporate(std::size_t gi, std::int64_t n, bool fresh_power, bool keep) {
   ipld_group& g = *groups_[gi];
   const std::size_t nc = static_cast<std::size_t>(N_ / 2 + 1);
   const auto pl = detail::fftw_plans_for(N_);
+  if (!keep && g.spec_n != N_) {
+    // Multiplied in straight from the FFT's output, nothing cached (a
+    // replay: most groups are never added again, and caching hundreds of
+    // transforms costs more in fresh pages than the FFTs they would save).
+    for (auto& v : g.spec) detail::cvec().swap(v);
+    g.spec_n = 0;
+    for (int c = 0; c < kChannels; ++c) {
+      if ((c == 1 || c == 3) && !reverse_) continue;
+      const ipld_term& t = g.term[c];
+      detail::scratch& s = detail::scratch_for(N_);
+      std::fill(s.r, s.r + N_, 0.0);
+      std::copy(t.x.begin(), t.x.end(), s.r);
+      fftw_execute_dft_r2c(pl->fwd, s.r, s.c);
+      if (ch_[c].use_count() > 1) ch_[c] = std::make_shared<channel>(*ch_[c]);
+      channel& C = *ch_[c];
+      detail::mul_pow_all(C.Z.data(), reinterpret_cast<const std::complex<double>*>(s.c), nc, n);
+      C.mults += detail::mults_for(n);
+    }
+    return;
+  }
   for (int c = 0; c < kChannels; ++c) {
     if ((c == 1 || c == 3) && !reverse_) continue;
     if (g.spec_n != N_ || g.spec[c].size() != nc) {
@@ -420,7 +440,7 @@ void incremental_pld::incorporate(std::size_t gi, std::int64_t n, bool fresh_pow
   // groups used least recently (they are recomputed, one FFT each, if needed).
   static std::uint64_t clock = 0;
   g.last_use = ++clock;
-  constexpr std::size_t kCacheBytes = std::size_t(32) << 20;
+  constexpr std::size_t kCacheBytes = std::size_t(256) << 20;
   std::size_t total = 0;
   for (const auto& h : groups_) total += h->spec_bytes();
   while (total > kCacheBytes) {
@@ -434,7 +454,7 @@ void incremental_pld::incorporate(std::size_t gi, std::int64_t n, bool fresh_pow
   }
 }
 
-void incremental_pld::replan(std::int64_t N) {
+void incremental_pld::replan(std::int64_t N, bool keep) {
   const std::int64_t need = needed_size();
   if (N < need) N = detail::good_size(need * 2);
   if (N > (std::int64_t(1) << 26)) {
@@ -449,7 +469,7 @@ void incremental_pld::replan(std::int64_t N) {
     ch_[c]->mults = 0.0;
   }
   for (std::size_t i = 0; i < groups_.size(); ++i) {
-    if (counts_[i] > 0) incorporate(i, counts_[i], true);
+    if (counts_[i] > 0) incorporate(i, counts_[i], true, keep);
   }
   touch();
 }
@@ -621,7 +641,7 @@ void incremental_pld::add_batch(const std::vector<batch_item>& items) {
     any = true;
   }
   if (any) {
-    replan(N_);
+    replan(N_, false);
     --replans_;
   }
   touch();

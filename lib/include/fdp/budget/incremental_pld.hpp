@@ -120,12 +120,12 @@ class incremental_pld {
  private:
   struct channel;
   struct view;
-  void replan(std::int64_t N);
+  void replan(std::int64_t N, bool keep = true);
   std::size_t register_group(const std::string& key, const std::shared_ptr<const loss_law>& law,
                              const garbler& garble, bool& fresh);
   std::size_t insert_group(std::shared_ptr<detail::ipld_group> g);
   void count(std::size_t gi, std::int64_t n);
-  void incorporate(std::size_t gi, std::int64_t n, bool fresh_power);
+  void incorporate(std::size_t gi, std::int64_t n, bool fresh_power, bool keep = true);
   void enable_reverse();
   const view& get_view(int c) const;
   double delta_up(double eps) const;
