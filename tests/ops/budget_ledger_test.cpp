@@ -220,6 +220,20 @@ TEST(IncrementalPld, BatchBuildsGroupsInParallelLikeOneAtATime) {
   EXPECT_THROW(failing.add_batch(null_law), std::invalid_argument);
 }
 
+TEST(IncrementalPld, MassAtInfinityIsNotShrunkByRounding) {
+  // f_{1,1e-5} 1e8 times: all but e^-1000 of the mass is at +inf. The +inf
+  // mass was (fin + inf)^n - fin^n with fin + inf = 1 - u computed, which
+  // can read 1 - n u (below the truth, in an upper bound).
+  incremental_pld ip(0.2);
+  ip.add("ed", std::shared_ptr<const loss_law>(make_law(tradeoff(eps_delta(1.0, 1e-5)))), 100000000LL);
+  for (double eps : {0.0, 5.0, 1e10}) {
+    const interval d = ip.delta(eps);
+    EXPECT_EQ(d.upper, 1.0) << eps;
+    EXPECT_GE(d.lower, 0.9999) << eps;
+  }
+  EXPECT_EQ(ip.epsilon(0.5).lower, std::numeric_limits<double>::infinity());
+}
+
 // The ledger target's workload (bench/budget_bench.cpp times it): heterogeneous
 // mechanisms added one at a time, through grid refinements and FFT growth done
 // in the background of the adds. Checked for correctness, not speed: at

@@ -1392,6 +1392,28 @@ TEST(ComposeQueries, EpsilonSolverReachesLargeCrossings) {
   EXPECT_LE(lap.delta(e.upper).upper, 1e-5 * (1 + 1e-9));
 }
 
+TEST(ComposeQueries, NegligibleFinitePartNeedsNoWindow) {
+  // f_{1,1e-5}^(x)n for n = 1e8 and 1e12: all but (1 - 1e-5)^n (e^-1000 and
+  // less) of the mass is at +inf, so no finite epsilon reaches delta < 1 - that.
+  // The finite part's Chernoff bounds cross; the grid window once spanned
+  // them (1e9 points, an error) and is now a few points.
+  for (const char* sp : {"epsdelta:eps=1,delta=1e-5,times=100000000",
+                         "epsdelta:eps=1,delta=1e-5,times=1000000000000",
+                         "epsdelta:eps=1,delta=1e-5,times=100000000 laplace:b=1,times=1000"}) {
+    const composition c = compose(specs_of(sp));
+    for (double d : {1e-5, 0.5, 0.999}) {
+      const interval e = c.epsilon(d);
+      EXPECT_EQ(e.lower, std::numeric_limits<double>::infinity()) << sp << " at " << d;
+      EXPECT_EQ(e.upper, std::numeric_limits<double>::infinity()) << sp << " at " << d;
+    }
+    // delta(eps) at any eps is within [m, 1], m = 1 - (1 - 1e-5)^1e8 > 0.99995
+    const interval d = c.delta(5.0);
+    EXPECT_GE(d.lower, 0.9999);
+    EXPECT_LE(d.upper, 1.0);
+    EXPECT_GE(d.upper, -std::expm1(1e8 * std::log1p(-1e-5)));
+  }
+}
+
 // The GDP summary where the grids alone certify no finite upper end:
 // - f_{eps,0} is symmetric with its kink at (a*, a*), a* = 1/(1 + e^eps);
 //   a convex symmetric G_mu lies below it iff G_mu(a*) <= a*, so the

@@ -161,6 +161,8 @@ struct ipld_term {
   double off = 0.0;
   std::int64_t k0 = 0;
   double fin = 0.0, all = 0.0, l2 = 0.0, s0 = 0.0, e0 = 0.0, a0 = 0.0;
+  double inf = 0.0;   // mass at +inf
+  bool full = true;   // no mass removed by the discretization (see compose_grid)
   std::vector<double> km, ke;
   // e with the discretization's shifts discounted (shift_discounted_errors;
   // empty: none), its sum and tilted log-sums
@@ -205,6 +207,8 @@ ipld_term make_term(const grid_pmf& g, bool use_p, double h) {
     for (double v : t.x) t.fin += v;
     t.all = std::min(1.0, t.fin + g.p_neg_inf);
   }
+  t.inf = use_p ? g.p_neg_inf : g.q_pos_inf;
+  t.full = g.dropped_p == 0 && g.dropped_q == 0 && g.leftover == 0;
   if (t.e.size() != t.x.size()) t.e.assign(t.x.size(), 0.0);
   double s2 = 0.0;
   for (std::size_t k = 0; k < t.x.size(); ++k) {
@@ -241,6 +245,8 @@ struct incremental_pld::channel {
   double off = 0.0;
   std::int64_t base = 0, top = 0;
   double fin_log = 0.0, all_log = 0.0, err_in = 0.0, mults = 0.0;
+  double inf_log = 0.0;          // sum n log(1 - inf)
+  std::int64_t not_full = 0;     // terms (with counts) that are not full measures
   std::vector<double> K;
   // mass-error bounds, flat (acc0) and per tilt (acc), as in compose_grid
   detail::error_bound_acc acc0;
@@ -255,6 +261,8 @@ struct incremental_pld::channel {
     top += n * (t.k0 + static_cast<std::int64_t>(t.x.size()) - 1);
     fin_log += nn * std::log(t.fin);
     all_log += nn * std::log(t.all);
+    if (t.inf > 0) inf_log += nn * std::log1p(-std::min(1.0, t.inf));
+    if (!t.full) not_full += n;
     err_in += nn * t.l2;
     // (a term with errors but no finite mass counts too: its factor is D)
     const double le0 = std::log(t.e0);
@@ -277,7 +285,11 @@ struct incremental_pld::channel {
       if (ts[i] > 0) y_hi = std::min(y_hi, y);
       else y_lo = std::max(y_lo, y);
     }
-    if (y_hi < y_lo) std::swap(y_hi, y_lo);
+    // crossed bounds: at most 2 kTail of finite mass in all (see compose_grid)
+    if (y_hi < y_lo) {
+      const double ybot = off + static_cast<double>(base) * h, ytop = off + static_cast<double>(top) * h;
+      y_hi = y_lo = 0.5 * (std::max(y_hi, ybot) + std::min(y_lo, ytop));
+    }
     klo = static_cast<std::int64_t>(std::floor((y_lo - off) / h)) - 1;
     khi = static_cast<std::int64_t>(std::ceil((y_hi - off) / h)) + 1;
     klo = std::max(klo, base);
@@ -702,6 +714,8 @@ const incremental_pld::view& incremental_pld::get_view(int c) const {
     v.m[static_cast<std::size_t>(K - klo)] = s.r[idx] * invN;
   }
   v.m_inf = std::max(0.0, -std::exp(C.all_log) * std::expm1(C.fin_log - C.all_log));
+  // full measures: m_inf = 1 - prod (1 - inf)^n, free of fin's rounding (compose_grid)
+  if (C.not_full == 0) v.m_inf = std::max(v.m_inf, -std::expm1(C.inf_log));
   const auto& ts = detail::kTilts();
   const double ytop = C.off + static_cast<double>(khi) * h_, ybot = C.off + static_cast<double>(klo) * h_;
   v.tail_hi = 0.0;

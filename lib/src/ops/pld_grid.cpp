@@ -776,6 +776,7 @@ composed_pld compose_grid(const std::vector<const grid_pmf*>& pmfs,
     std::vector<double> e;
     std::vector<double> a;  // e less its shifts, plus min(h, 1) x the shifts at their upper ends (empty: none)
     double fin, inf, l2;
+    bool full;  // no mass removed (a full probability measure: fin + inf = 1)
   };
   std::vector<term> ts;
   for (std::size_t i = 0; i < pmfs.size(); ++i) {
@@ -797,6 +798,7 @@ composed_pld compose_grid(const std::vector<const grid_pmf*>& pmfs,
     double s = 0, s2 = 0;
     for (double v : t.x) s += v, s2 += v * v;
     t.fin = s;
+    t.full = g.dropped_p == 0 && g.dropped_q == 0 && g.leftover == 0;
     t.l2 = std::sqrt(s2);
     // error bounds in the orientation's measure, plus input rounding
     t.e = use_p ? std::vector<double>(g.err_p.rbegin(), g.err_p.rend()) : g.err_q;
@@ -829,6 +831,20 @@ composed_pld compose_grid(const std::vector<const grid_pmf*>& pmfs,
       if (tot > 0 && t.inf > 0) lg += static_cast<double>(t.n) * std::log1p(-std::min(1.0, t.inf / tot));
     }
     r.m_inf_ = std::max(0.0, -std::exp(all_log) * std::expm1(lg));
+    // When every term is a full probability measure (the pessimistic side
+    // always; the optimistic one unless its garbling removed mass), the
+    // finite mass is exactly 1 - I per term and m_inf = 1 - prod (1 - I)^n.
+    // The form above divides by the computed fin + I instead, whose rounding
+    // (fin + I = 1 - u) costs a factor (1 - u)^n: at n = 1e12 it read
+    // m_inf = 1 - 1.1e-4 for f_{1,1e-5}^(x)n, whose truth is 1 - e^-1e7,
+    // and delta_upper beyond the support returned that, below the truth.
+    bool full = true;
+    double lf = 0.0;
+    for (const auto& t : ts) {
+      full = full && t.full;
+      if (t.inf > 0) lf += static_cast<double>(t.n) * std::log1p(-std::min(1.0, t.inf));
+    }
+    if (full) r.m_inf_ = std::max(r.m_inf_, -std::expm1(lf));
   }
   // Chernoff data: composed log-MGF (of the finite part) at the tilts
   // t = +-c 2^{j-20}, j = 1..28, and of the error vectors. Any tilt gives a
@@ -905,7 +921,14 @@ composed_pld compose_grid(const std::vector<const grid_pmf*>& pmfs,
       std::fprintf(stderr, "t=%g K=%g y=%g\n", r.cher_t_[i], r.cher_k_[i], (r.cher_k_[i] - lt) / r.cher_t_[i]);
     std::fprintf(stderr, "y_lo=%g y_hi=%g lmin=%g lmax=%g\n", y_lo, y_hi, lmin, lmax);
   }
-  if (y_hi < y_lo) std::swap(y_hi, y_lo);
+  // Crossed bounds: the finite part's mass above y_hi and below y_lo is at
+  // most `tail` each, so with y_hi < y_lo it is at most 2 tail in all (its
+  // total is negligible: f_{1,1e-5}^(x)1e8 keeps (1 - 1e-5)^1e8 = e^-1000 of
+  // it). Any point between them bounds both sides as well; the window shrinks
+  // to one of them inside the support (y_hi <= lmax and y_lo >= lmin, so
+  // [max(y_hi, lmin), min(y_lo, lmax)] is not empty); spanning [y_hi, y_lo]
+  // instead asked for 1e9 points there.
+  if (y_hi < y_lo) y_hi = y_lo = 0.5 * (std::max(y_hi, lmin) + std::min(y_lo, lmax));
   std::int64_t klo = static_cast<std::int64_t>(std::floor((y_lo - off) / h)) - 1;
   std::int64_t khi = static_cast<std::int64_t>(std::ceil((y_hi - off) / h)) + 1;
   klo = std::max(klo, base);
