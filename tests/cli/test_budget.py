@@ -234,6 +234,19 @@ def test_ledger(fdp, tmp):
     with open(L) as f:
         if f.read() != before:
             fail("ledger: a refused add changed the file")
+    # mass at infinite loss above the budget's delta (1 - (1 - 1e-5)^1e8 ~ 1):
+    # refused / not affordable without composing (that asked for a grid of
+    # 4e8 points and failed with exit 1)
+    big = "epsdelta:eps=1,delta=1e-5,times=100000000"
+    err = expect_bad(fdp, ["ledger", "add", L, big], "infinite privacy loss")
+    if "nothing was recorded" not in err:
+        fail("ledger: infinite-loss refusal message: %r" % err)
+    chk = run_json(fdp, "ledger", "check", L, "gdp:mu=1", big + "0000")
+    if chk and (chk["affordable"] is not False or chk["after"]["lower"] is not None):
+        fail("ledger check with mass at infinite loss: %r" % chk)
+    with open(L) as f:
+        if f.read() != before:
+            fail("ledger: a refused add changed the file")
     # corruption
     bad = os.path.join(tmp, "edited.json")
     with open(bad, "w") as f:

@@ -326,6 +326,32 @@ TEST(Accountant, RefusesOverBudgetWithTheNumbersAndRecordsNothing) {
   EXPECT_EQ(a.entries().size(), n);
 }
 
+TEST(Accountant, MassAtInfiniteLossOverTheBudgetIsRefusedWithoutComposing) {
+  // 1 - (1 - 1e-3)^10 of f_{0.5,1e-3} x 10 is at infinite loss: with a
+  // budget delta below it no finite epsilon holds. 1e8 x f_{1,1e-5} would
+  // have needed a 4e8-point window to find that out by composing.
+  accountant a(5.0, 1e-5);
+  a.add("gdp:mu=0.5");
+  EXPECT_EQ(a.infinite_loss_mass(), 0.0);
+  EXPECT_NEAR(a.infinite_loss_mass("epsdelta:eps=0.5,delta=1e-3,times=10"), 1 - std::pow(1 - 1e-3, 10), 1e-15);
+  EXPECT_FALSE(a.can_afford("epsdelta:eps=1,delta=1e-5,times=100000000"));
+  EXPECT_FALSE(a.can_afford("epsdelta:eps=0.001,delta=2.1e-6,times=5"));  // mass 1.05e-5
+  // mass 1e-5 - 4e-11: the G_0.5 part must fit in the remaining 4e-11, at a
+  // finite epsilon within the budget (decided by the engine)
+  EXPECT_TRUE(a.can_afford("epsdelta:eps=0.001,delta=2e-6,times=5"));
+  EXPECT_TRUE(a.can_afford("epsdelta:eps=0.001,delta=1e-7,times=5"));
+  try {
+    a.add("epsdelta:eps=1,delta=1e-5,times=100000000");
+    ADD_FAILURE() << "expected budget_exceeded";
+  } catch (const budget_exceeded& e) {
+    EXPECT_EQ(e.requested_upper(), std::numeric_limits<double>::infinity());
+    EXPECT_NE(std::string(e.what()).find("infinite privacy loss"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(a.entries().size(), 1u);
+  EXPECT_EQ(a.applications(), 1);
+  EXPECT_TRUE(a.exact());
+}
+
 TEST(Accountant, CanAffordHasNoSideEffects) {
   accountant a(3.0, 1e-5);
   a.add("subsampled-gaussian:sigma=1,q=0.01,times=500");

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <iostream>
+#include <limits>
 
 #include "cli.hpp"
 #include "fdp/budget/ledger.hpp"
@@ -99,8 +100,15 @@ int run_ledger(const args& a) {
     const std::string file = pos[1];
     accountant led = accountant::load(file);
     accountant trial = led;
-    for (std::size_t i = 2; i < pos.size(); ++i) trial.add_unchecked(pos[i]);
-    const interval after = trial.spent();
+    // Mass at infinite loss above the budget's delta: no finite epsilon
+    // (certified without composing, which could need a grid beyond the limit).
+    bool infinite = false;
+    for (std::size_t i = 2; i < pos.size() && !infinite; ++i) {
+      infinite = trial.infinite_loss_mass(pos[i]) * (1 - 1e-12) > led.budget_delta();
+      if (!infinite) trial.add_unchecked(pos[i]);
+    }
+    const double inf = std::numeric_limits<double>::infinity();
+    const interval after = infinite ? interval{inf, inf} : trial.spent();
     const bool ok = after.upper <= led.budget_epsilon();
     if (js) {
       json out = status_json(led, file);

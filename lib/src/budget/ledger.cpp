@@ -382,12 +382,40 @@ accountant accountant::engine_copy() const {
   return *this;
 }
 
+// The mass at infinite privacy loss of the recorded guarantees (with `extra`
+// added), in the worse of the two orientations: 1 - prod (1 - m_g)^{n_g}
+// (f_{eps,delta}: m = delta). delta(eps) >= it for every eps, so once it
+// exceeds a budget's delta no finite epsilon fits, whatever the grid; the
+// check needs no composition (which, for f_{1,1e-5} x 1e8, would ask the
+// engine for a window of 4e8 points and fail).
+double accountant::infinite_loss_mass(const prepared* extra) const {
+  double log_keep_q = 0.0, log_keep_p = 0.0;
+  auto take = [&](const loss_law& law, std::int64_t n) {
+    const double nn = static_cast<double>(n);
+    log_keep_q += nn * std::log1p(-std::min(1.0, law.q_pos_inf()));
+    log_keep_p += nn * std::log1p(-std::min(1.0, law.p_neg_inf()));
+  };
+  for (const auto& g : pending_)
+    if (g.law) take(*g.law, g.n);
+  if (extra && extra->law && !extra->identity) take(*extra->law, extra->times);
+  return -std::expm1(std::min(log_keep_q, log_keep_p));
+}
+
+double accountant::infinite_loss_mass(const std::string& spec) const {
+  if (spec.empty()) return infinite_loss_mass(nullptr);
+  const prepared p = prepare(spec, nullptr);
+  return infinite_loss_mass(&p);
+}
+
 bool accountant::can_afford(const std::string& spec, double eps, double delta) const {
   detail::require(std::isfinite(eps) && eps > 0, "accountant::can_afford", "eps", eps,
                   "must be finite and > 0");
   detail::require(delta > 0 && delta < 1, "accountant::can_afford", "delta", delta, "must be in (0, 1)");
+  const prepared p = prepare(spec, nullptr);
+  // (the 1e-12 margin covers the rounding of the mass itself)
+  if (infinite_loss_mass(&p) * (1 - 1e-12) > delta) return false;
   accountant trial = engine_copy();
-  trial.record_engine(prepare(spec, nullptr));
+  trial.record_engine(p);
   if (trial.spent(delta).upper <= eps) return true;
   if (!trial.next_) return false;
   trial.finish_rebuild();  // the finer grid may fit where the coarse one does not
@@ -396,6 +424,16 @@ bool accountant::can_afford(const std::string& spec, double eps, double delta) c
 
 void accountant::add(const std::string& spec) {
   const prepared p = prepare(spec, nullptr);
+  if (const double m = infinite_loss_mass(&p); m * (1 - 1e-12) > delta_) {
+    const interval now = spent(delta_);
+    throw budget_exceeded(
+        "over budget: spent epsilon in [" + detail::format_value(now.lower) + ", " +
+            detail::format_value(now.upper) + "] at delta = " + detail::format_value(delta_) +
+            " (budget epsilon " + detail::format_value(eps_) + "); adding '" + spec +
+            "' would put probability " + detail::format_value(m) +
+            " on infinite privacy loss, above the budget's delta, so no finite epsilon holds; nothing was recorded",
+        now, std::numeric_limits<double>::infinity());
+  }
   // The trial takes over the background rebuild (advanced in place, not
   // copied); if the mechanism is refused, the rebuild is dropped with the
   // trial (it restarts at a later add).

@@ -100,6 +100,11 @@ class accountant {
   interval spent() const { return spent(delta_); }
   /// Certified delta(eps) bracket spent so far.
   interval spent_delta(double eps) const;
+  /// Probability of infinite privacy loss (the worse orientation) of the
+  /// recorded guarantees, with `spec` added when not empty: 1 - prod
+  /// (1 - m_i)^{n_i} (f_{eps,delta}: m = delta). delta(eps) >= it for every
+  /// eps, so above a delta no finite epsilon holds there. Needs no composition.
+  double infinite_loss_mass(const std::string& spec = "") const;
   /// True when every recorded guarantee is Gaussian (answers are exact).
   bool exact() const { return all_gaussian_; }
 
@@ -124,6 +129,7 @@ class accountant {
   void record(const prepared& p, ledger_entry e);
   void record_engine(const prepared& p);
   accountant engine_copy() const;
+  double infinite_loss_mass(const prepared* extra) const;
   std::string canonical_body() const;
 
   double eps_, delta_;
