@@ -1,4 +1,5 @@
 // fdp compose: the composed guarantee of several specs, certified brackets.
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <iostream>
@@ -22,11 +23,15 @@ int run_compose(const args& a) {
   const composition c = compose(specs, opts);
   json out;
   out["method"] = c.method();
+  // Every answer is computed once, for the JSON and the text output alike
+  // (each is a root search or a sweep over the composed grids).
   json je = json::array(), jd = json::array(), jb = json::array();
   std::vector<double> ds = deltas;
   if (no_query) ds.push_back(1e-5);
+  std::vector<interval> eps_at, delta_at, beta_at;
   for (double d : ds) {
     const interval e = c.epsilon(d);
+    eps_at.push_back(e);
     json x;
     x["delta"] = d;
     x["lower"] = num(e.lower);
@@ -35,6 +40,7 @@ int run_compose(const args& a) {
   }
   for (double e : epss) {
     const interval d = c.delta(e);
+    delta_at.push_back(d);
     json x;
     x["epsilon"] = e;
     x["lower"] = num(d.lower);
@@ -43,6 +49,7 @@ int run_compose(const args& a) {
   }
   for (double al : alphas) {
     const interval b = c.beta(al);
+    beta_at.push_back(b);
     json x;
     x["alpha"] = al;
     x["lower"] = num(b.lower);
@@ -52,9 +59,10 @@ int run_compose(const args& a) {
   if (!je.empty()) out["epsilon"] = je;
   if (!jd.empty()) out["delta"] = jd;
   if (!jb.empty()) out["beta"] = jb;
+  std::optional<interval> mu;
   if (no_query || a.flag("mu") || c.is_exact()) {
-    const interval m = c.mu();
-    out["mu"] = bracket(m.lower, m.upper);
+    mu = c.mu();
+    out["mu"] = bracket(mu->lower, mu->upper);
   }
   if (a.has("curve-out")) write_curve_csv(c, static_cast<int>(a.integer_or("points", 201, 3, 1000000)), a.value("curve-out"));
   // The CLT (DRS Thm 3.5) beside the certified answer, when it applies (all
@@ -101,7 +109,9 @@ int run_compose(const args& a) {
     // Was the requested relative width met at the delta the grid was tuned
     // for? (The bracket is certified either way; wider than asked when the
     // grid limit or the FFT noise floor stopped the refinement.)
-    const interval eh = c.epsilon(opts.delta_hint);
+    const auto hint = std::find(ds.begin(), ds.end(), opts.delta_hint);
+    const interval eh = hint != ds.end() ? eps_at[static_cast<std::size_t>(hint - ds.begin())]
+                                         : c.epsilon(opts.delta_hint);
     tol_met = std::isinf(eh.lower) ||
               (std::isfinite(eh.upper) && eh.upper - eh.lower <= opts.tolerance * std::max(eh.upper, 1e-3));
     g["tolerance"] = opts.tolerance;
@@ -113,20 +123,18 @@ int run_compose(const args& a) {
     return 0;
   }
   std::cout << "composition of " << specs.size() << " spec(s), method " << c.method() << "\n";
-  for (const auto& x : je)
-    std::cout << "  epsilon at delta=" << fmt(x["delta"].get<double>()) << ":  [" << fmt(c.epsilon(x["delta"].get<double>()).lower)
-              << ", " << fmt(c.epsilon(x["delta"].get<double>()).upper) << "]\n";
-  for (double e : epss) {
-    const interval d = c.delta(e);
-    std::cout << "  delta at epsilon=" << fmt(e) << ":  [" << fmt(d.lower) << ", " << fmt(d.upper) << "]\n";
-  }
-  for (double al : alphas) {
-    const interval b = c.beta(al);
-    std::cout << "  beta at alpha=" << fmt(al) << ":  [" << fmt(b.lower) << ", " << fmt(b.upper) << "]\n";
-  }
-  if (out.contains("mu")) {
-    const interval m = c.mu();
-    std::cout << "  GDP summary (smallest mu with f >= G_mu):  [" << fmt(m.lower) << ", " << fmt(m.upper) << "]\n";
+  for (std::size_t i = 0; i < ds.size(); ++i)
+    std::cout << "  epsilon at delta=" << fmt(ds[i]) << ":  [" << fmt(eps_at[i].lower) << ", " << fmt(eps_at[i].upper)
+              << "]\n";
+  for (std::size_t i = 0; i < epss.size(); ++i)
+    std::cout << "  delta at epsilon=" << fmt(epss[i]) << ":  [" << fmt(delta_at[i].lower) << ", "
+              << fmt(delta_at[i].upper) << "]\n";
+  for (std::size_t i = 0; i < alphas.size(); ++i)
+    std::cout << "  beta at alpha=" << fmt(alphas[i]) << ":  [" << fmt(beta_at[i].lower) << ", "
+              << fmt(beta_at[i].upper) << "]\n";
+  if (mu) {
+    std::cout << "  GDP summary (smallest mu with f >= G_mu):  [" << fmt(mu->lower) << ", " << fmt(mu->upper)
+              << "]\n";
   }
   if (want_clt) {
     if (ca && ca->applicable()) {
