@@ -7,8 +7,11 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <clocale>
+#include <limits>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <string>
 #include <variant>
@@ -199,6 +202,31 @@ TEST(SpecErrors, ParseHelpers) {
   for (const char* bad : {"inf", "-Infinity", "NaN", "nan(1)"})
     EXPECT_INVALID(parse_number(bad, "--mu"), "--mu", std::string("'") + bad + "' must be finite");
   EXPECT_INVALID(parse_number("1e400", "--mu"), "--mu", "must be finite");
+  EXPECT_INVALID(parse_number("-0.001e312", "--mu"), "--mu", "must be finite");
+  EXPECT_INVALID(parse_number("none", "--mu"), "--mu", "'none' is not a number");
+  // below the double range: zero, as strtod reads it
+  EXPECT_EQ(parse_number("1e-400", "x"), 0.0);
+  EXPECT_EQ(parse_number("1000e-330", "x"), 0.0);
+  EXPECT_EQ(parse_number("4.9e-324", "x"), std::numeric_limits<double>::denorm_min());
+  // The decimal point is '.' whatever the program's locale (strtod under
+  // de_DE reads "1.5" as 1). Where de_DE is not installed it is compiled
+  // into a temporary LOCPATH with localedef (Debian's libc-bin), if present.
+  bool de = std::setlocale(LC_NUMERIC, "de_DE.UTF-8") != nullptr;
+  const std::string locdir = "/tmp/fdp_spec_test_locale_" + std::to_string(::getpid());
+  if (!de && std::system(("localedef -i de_DE -f UTF-8 " + locdir + "/de_DE.UTF-8 >/dev/null 2>&1").c_str()) == 0) {
+    ::setenv("LOCPATH", locdir.c_str(), 1);
+    de = std::setlocale(LC_NUMERIC, "de_DE.UTF-8") != nullptr;
+  }
+  if (de) {
+    EXPECT_EQ(std::strtod("1.5", nullptr), 1.0);  // the locale is in force
+    EXPECT_EQ(parse_number("1.5", "x"), 1.5);
+    EXPECT_EQ(parse_number("0.00001", "x"), 1e-5);
+    std::setlocale(LC_NUMERIC, "C");
+  } else {
+    std::printf("[note] no de_DE locale and no localedef: the locale check did not run\n");
+  }
+  ::unsetenv("LOCPATH");
+  std::system(("rm -rf " + locdir).c_str());
   EXPECT_EQ(parse_count("12", "n", 1, 100), 12);
   EXPECT_INVALID(parse_count("101", "n", 1, 100), "n", "integer in [1, 100]");
   EXPECT_INVALID(parse_count("2.5", "n", 1, 100), "n", "'2.5'");

@@ -11,6 +11,7 @@
 #include <memory>
 #include <mutex>
 #include <set>
+#include <system_error>
 #include <thread>
 
 #include "fdp/core/error.hpp"
@@ -352,18 +353,21 @@ struct incremental_pld::view {
       if (ts[i] > 0 && std::isfinite(err_k[i])) b = std::min(b, std::exp(err_k[i] - ts[i] * eps));
     return b;
   }
+  // (m_inf is computed to a few ulps: a relative 1e-12 either way covers it,
+  // as in composed_pld; without it lower == upper == m_inf beyond the
+  // support, 1e-16 above or below the truth)
   double upper(double eps) const {
-    if (eps >= off + static_cast<double>(top) * h) return m_inf;
+    if (eps >= off + static_cast<double>(top) * h) return std::min(1.0, m_inf * (1 + 1e-12));
     const std::size_t j = first_above(eps);
     double fin = std::max(0.0, delta_raw(eps, j) - m_inf) + slack(j) + tail_above(eps) +
                  mass_error_above(eps);
     if (j == 0) fin += tail_lo;
-    return std::min(1.0, m_inf + fin);
+    return std::min(1.0, m_inf * (1 + 1e-12) + fin);
   }
   double lower(double eps) const {
     const std::size_t j = first_above(eps);
     const double fin = delta_raw(eps, j) - m_inf - slack(j) - tail_lo - tail_hi - mass_error_above(eps);
-    return std::max(0.0, m_inf + std::max(0.0, fin));
+    return std::max(0.0, m_inf * (1 - 1e-12) + std::max(0.0, fin));
   }
 };
 
@@ -450,7 +454,7 @@ void incremental_pld::incorporate(std::size_t gi, std::int64_t n, bool fresh_pow
   g.spec_n = N_;
   // Keep the cached transforms within a memory budget: drop those of the
   // groups used least recently (they are recomputed, one FFT each, if needed).
-  static std::uint64_t clock = 0;
+  static std::atomic<std::uint64_t> clock{0};  // (engines may live in different threads)
   g.last_use = ++clock;
   constexpr std::size_t kCacheBytes = std::size_t(256) << 20;
   std::size_t total = 0;
@@ -628,10 +632,22 @@ void incremental_pld::add_batch(const std::vector<batch_item>& items) {
     };
     const unsigned hw = std::max(1u, std::min(8u, std::thread::hardware_concurrency()));
     const std::size_t extra = std::min<std::size_t>(hw, fresh_items.size()) - (fresh_items.empty() ? 0 : 1);
-    std::vector<std::thread> pool;
-    for (std::size_t t = 0; t < extra; ++t) pool.emplace_back(work);
-    work();
-    for (auto& t : pool) t.join();
+    {
+      std::vector<std::thread> pool;
+      struct joiner {
+        std::vector<std::thread>& p;
+        ~joiner() {
+          for (auto& t : p)
+            if (t.joinable()) t.join();
+        }
+      } join_all{pool};
+      try {
+        for (std::size_t t = 0; t < extra; ++t) pool.emplace_back(work);
+      } catch (const std::system_error&) {
+        // no more threads (a process limit): the ones started and this one do the work
+      }
+      work();
+    }
     for (const auto& e : failed)
       if (e) std::rethrow_exception(e);
     for (auto& g : built) insert_group(std::move(g));

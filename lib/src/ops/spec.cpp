@@ -1,6 +1,7 @@
 #include "fdp/ops/spec.hpp"
 
 #include <cctype>
+#include <charconv>
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
@@ -52,14 +53,49 @@ double parse_number(const std::string& text, const std::string& what) {
     decimal = digits(i) > 0;
   }
   if (!decimal || i != text.size()) {
-    const std::size_t first = (text[0] == '+' || text[0] == '-') ? 1 : 0;
-    const char c = first < text.size() ? static_cast<char>(std::tolower(text[first])) : '\0';
-    if (c == 'i' || c == 'n') {  // inf, infinity, nan, nan(...)
+    std::string word = text.substr((text[0] == '+' || text[0] == '-') ? 1 : 0);
+    for (char& ch : word) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    if (word == "inf" || word == "infinity" || word == "nan" || word.rfind("nan(", 0) == 0) {
       throw std::invalid_argument(what + ": '" + text + "' must be finite");
     }
     throw std::invalid_argument(what + ": '" + text + "' is not a number");
   }
-  const double v = std::strtod(text.c_str(), nullptr);
+  // from_chars: the C locale's decimal point whatever the program's locale
+  // (strtod under a decimal-comma locale would read "1.5" as 1). A leading
+  // '+' is the syntax's, not from_chars'.
+  const char* b = text.data() + (text[0] == '+' ? 1 : 0);
+  const char* e = text.data() + text.size();
+  double v = 0.0;
+  const auto r = std::from_chars(b, e, v);
+  if (r.ec == std::errc::result_out_of_range) {
+    // Beyond the double range: an overflow is not finite; an underflow is a
+    // zero of the sign given (as strtod read it). Which one: the decimal
+    // exponent of the leading nonzero digit, mantissa position + exponent.
+    const std::size_t ep = text.find_first_of("eE");
+    const std::string mant = text.substr(0, ep);
+    long long magnitude = 0;
+    const std::size_t dot = mant.find('.');
+    const std::size_t int_end = dot == std::string::npos ? mant.size() : dot;
+    const std::size_t lead = mant.find_first_of("123456789");
+    if (lead != std::string::npos) {
+      magnitude = lead < int_end ? static_cast<long long>(int_end - lead) - 1
+                                 : -static_cast<long long>(lead - int_end);
+    }
+    long long ex = 0;
+    if (ep != std::string::npos) {
+      std::size_t k = ep + 1;
+      const bool neg = text[k] == '-';
+      if (text[k] == '+' || text[k] == '-') ++k;
+      for (; k < text.size() && ex < 100000000; ++k) ex = 10 * ex + (text[k] - '0');
+      if (neg) ex = -ex;
+    }
+    if (lead != std::string::npos && magnitude + ex > 0) {
+      throw std::invalid_argument(what + ": '" + text + "' must be finite");
+    }
+    v = text[0] == '-' ? -0.0 : 0.0;
+  } else if (r.ec != std::errc() || r.ptr != e) {
+    throw std::invalid_argument(what + ": '" + text + "' is not a number");
+  }
   if (!std::isfinite(v)) throw std::invalid_argument(what + ": '" + text + "' must be finite");
   return v;
 }
