@@ -352,6 +352,29 @@ TEST(Accountant, MassAtInfiniteLossOverTheBudgetIsRefusedWithoutComposing) {
   EXPECT_TRUE(a.exact());
 }
 
+TEST(Accountant, MassAtInfiniteLossIsExactOrBoundedByItsRounding) {
+  // One application of f_{0.5,1e-5} against a budget delta of exactly 1e-5:
+  // the mass at +inf is 1e-5 itself, epsilon 0.5 fits (a blanket 1e-12
+  // margin refused it).
+  accountant a(1.0, 1e-5);
+  a.add("epsdelta:eps=0.5,delta=1e-5");
+  EXPECT_LE(a.spent().lower, 0.5);
+  EXPECT_GE(a.spent().upper, 0.5);
+  EXPECT_LE(a.spent().upper, 0.5 + 1e-9);
+  // 10 x f_{0.5,1.00000044999e-7}: mass 9.9999999999e-7, 1e-11 below the
+  // budget delta 1e-6; the truth is 5 (the 10-fold's largest loss). The old
+  // (fin + I)^n - fin^n carried n ulps and read above 1e-6: [inf, inf].
+  accountant b(100.0, 1e-6);
+  const std::string sp = "epsdelta:eps=0.5,delta=1.00000044999e-07,times=10";
+  EXPECT_NEAR(b.infinite_loss_mass(sp), 9.99999999989715009e-7, 1e-21);  // mpmath, 40 digits
+  EXPECT_TRUE(b.can_afford(sp));
+  b.add(sp);
+  const interval e = b.spent();
+  EXPECT_LE(e.lower, 5.0);
+  EXPECT_GE(e.upper, 5.0);
+  EXPECT_LE(e.upper, 5.0 + 1e-6);
+}
+
 TEST(Accountant, CanAffordHasNoSideEffects) {
   accountant a(3.0, 1e-5);
   a.add("subsampled-gaussian:sigma=1,q=0.01,times=500");

@@ -1414,6 +1414,21 @@ TEST(ComposeQueries, NegligibleFinitePartNeedsNoWindow) {
   }
 }
 
+TEST(ComposeQueries, NearlySymmetricCurvesAreComposedInBothOrientations) {
+  // f(a) = 0 from a = 1 - 5e-13: T(Q,P) has 5e-13 at +inf, T(P,Q) nothing.
+  // Within 1e-12 of symmetric, it was composed in one orientation only and
+  // read [0.847, 0.847] at delta 1e-13, where no finite epsilon holds.
+  const std::string path = "/tmp/fdp_near_symmetric_" + std::to_string(::getpid()) + ".csv";
+  {
+    std::ofstream out(path);
+    out << "alpha,beta\n0,1\n0.3,0.3\n0.9999999999995,0\n1,0\n";
+  }
+  const composition c = compose(specs_of("curve:file=" + path));
+  EXPECT_EQ(c.epsilon(1e-13).lower, std::numeric_limits<double>::infinity());
+  EXPECT_TRUE(std::isfinite(c.epsilon(1e-11).upper));
+  std::remove(path.c_str());
+}
+
 // The GDP summary where the grids alone certify no finite upper end:
 // - f_{eps,0} is symmetric with its kink at (a*, a*), a* = 1/(1 + e^eps);
 //   a convex symmetric G_mu lies below it iff G_mu(a*) <= a*, so the

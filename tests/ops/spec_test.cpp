@@ -160,6 +160,7 @@ TEST(SpecErrors, MalformedAndOutOfRangeNumbers) {
   EXPECT_INVALID(use("gdp:mu=inf"), "mu", "must be finite");
   EXPECT_INVALID(use("gdp:mu=1e999"), "mu", "must be finite");
   EXPECT_INVALID(use("gdp:mu=-1"), "mu = -1 must be >= 0");
+  EXPECT_INVALID(use("gdp:mu=1e301"), "mu = ", "must be <= 1");
   EXPECT_INVALID(use("epsdelta:eps=1,delta=2"), "delta = 2 must be in [0, 1]");
   EXPECT_INVALID(use("epsdelta:eps=-1"), "eps = -1 must be >= 0");
   EXPECT_INVALID(use("laplace:b=0"), "b = 0 must be > 0");

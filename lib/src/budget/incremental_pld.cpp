@@ -245,9 +245,15 @@ struct incremental_pld::channel {
   detail::cvec Z;
   double off = 0.0;
   std::int64_t base = 0, top = 0;
-  double fin_log = 0.0, all_log = 0.0, err_in = 0.0, mults = 0.0;
-  double inf_log = 0.0;          // sum n log(1 - inf)
-  std::int64_t not_full = 0;     // terms (with counts) that are not full measures
+  double err_in = 0.0, mults = 0.0;
+  // Mass at +inf: prod T^n (1 - prod (1 - I/T)^n), T a term's total mass (1
+  // for a full measure; see compose_grid). inf_lg = sum n log1p(-I/T),
+  // inf_lt = sum n log T over the terms that are not full; and what its
+  // rounding error bound needs: the sums' additions (inf_adds), their
+  // applications (inf_apps, and of terms that are not full, nf_apps), and
+  // the mass of a single application (exact, no rounding).
+  double inf_lg = 0.0, inf_lt = 0.0, inf_one = 0.0;
+  std::int64_t inf_adds = 0, inf_apps = 0, nf_apps = 0;
   std::vector<double> K;
   // mass-error bounds, flat (acc0) and per tilt (acc), as in compose_grid
   detail::error_bound_acc acc0;
@@ -260,10 +266,14 @@ struct incremental_pld::channel {
     off += nn * t.off;
     base += n * t.k0;
     top += n * (t.k0 + static_cast<std::int64_t>(t.x.size()) - 1);
-    fin_log += nn * std::log(t.fin);
-    all_log += nn * std::log(t.all);
-    if (t.inf > 0) inf_log += nn * std::log1p(-std::min(1.0, t.inf));
-    if (!t.full) not_full += n;
+    if (t.inf > 0) {
+      const double tot = t.full ? 1.0 : t.all;
+      if (!t.full) inf_lt += nn * std::log(tot), nf_apps += n;
+      inf_lg += nn * std::log1p(-std::min(1.0, t.inf / tot));
+      inf_adds += 1;
+      inf_apps += n;
+      inf_one = t.inf;
+    }
     err_in += nn * t.l2;
     // (a term with errors but no finite mass counts too: its factor is D)
     const double le0 = std::log(t.e0);
@@ -306,7 +316,7 @@ struct incremental_pld::view {
   double h = 0.0, off = 0.0;
   std::int64_t k0 = 0, top = 0;
   detail::dvec m, sm, se;
-  double m_inf = 0.0, tail_lo = 0.0, tail_hi = 0.0, fft_l2 = 0.0, err0 = 0.0;
+  double m_inf = 0.0, m_inf_rel = 0.0, tail_lo = 0.0, tail_hi = 0.0, fft_l2 = 0.0, err0 = 0.0;
   std::vector<double> K, err_k;
   bool active = false;
 
@@ -317,7 +327,7 @@ struct incremental_pld::view {
     m.clear();
     sm.clear();
     se.clear();
-    m_inf = tail_lo = tail_hi = fft_l2 = err0 = 0.0;
+    m_inf = m_inf_rel = tail_lo = tail_hi = fft_l2 = err0 = 0.0;
     K.clear();
     err_k.clear();
     active = false;
@@ -353,21 +363,22 @@ struct incremental_pld::view {
       if (ts[i] > 0 && std::isfinite(err_k[i])) b = std::min(b, std::exp(err_k[i] - ts[i] * eps));
     return b;
   }
-  // (m_inf is computed to a few ulps: a relative 1e-12 either way covers it,
-  // as in composed_pld; without it lower == upper == m_inf beyond the
-  // support, 1e-16 above or below the truth)
+  // (m_inf_rel: the relative rounding error bound of m_inf, set with it;
+  // without a margin lower == upper == m_inf beyond the support, a few ulps
+  // off the truth either way)
   double upper(double eps) const {
-    if (eps >= off + static_cast<double>(top) * h) return std::min(1.0, m_inf * (1 + 1e-12));
+    const double mi = m_inf * (1 + m_inf_rel);
+    if (eps >= off + static_cast<double>(top) * h) return std::min(1.0, mi);
     const std::size_t j = first_above(eps);
     double fin = std::max(0.0, delta_raw(eps, j) - m_inf) + slack(j) + tail_above(eps) +
                  mass_error_above(eps);
     if (j == 0) fin += tail_lo;
-    return std::min(1.0, m_inf * (1 + 1e-12) + fin);
+    return std::min(1.0, mi + fin);
   }
   double lower(double eps) const {
     const std::size_t j = first_above(eps);
     const double fin = delta_raw(eps, j) - m_inf - slack(j) - tail_lo - tail_hi - mass_error_above(eps);
-    return std::max(0.0, m_inf * (1 - 1e-12) + std::max(0.0, fin));
+    return std::max(0.0, m_inf * (1 - m_inf_rel) + std::max(0.0, fin));
   }
 };
 
@@ -729,9 +740,17 @@ const incremental_pld::view& incremental_pld::get_view(int c) const {
     if (idx < 0) idx += N_;
     v.m[static_cast<std::size_t>(K - klo)] = s.r[idx] * invN;
   }
-  v.m_inf = std::max(0.0, -std::exp(C.all_log) * std::expm1(C.fin_log - C.all_log));
-  // full measures: m_inf = 1 - prod (1 - inf)^n, free of fin's rounding (compose_grid)
-  if (C.not_full == 0) v.m_inf = std::max(v.m_inf, -std::expm1(C.inf_log));
+  if (C.inf_apps == 1 && C.nf_apps == 0) {
+    v.m_inf = C.inf_one;  // one application of one full measure: its own mass, exactly
+    v.m_inf_rel = 0.0;
+  } else {
+    v.m_inf = std::max(0.0, -std::exp(C.inf_lt) * std::expm1(C.inf_lg));
+    // log1p, expm1, exp: 2 u each; n x log1p(.): u; a sum of k same-sign
+    // terms: k u; -expm1(L) moves by at most L's relative error (|L| e^L /
+    // (1 - e^L) <= 1); log T of a term that is not full: u per application
+    // (T rounds near 1), so exp(inf_lt) carries nf_apps u. Doubled.
+    v.m_inf_rel = 2.0 * detail::kU * (10.0 + static_cast<double>(C.inf_adds) + static_cast<double>(C.nf_apps));
+  }
   const auto& ts = detail::kTilts();
   const double ytop = C.off + static_cast<double>(khi) * h_, ybot = C.off + static_cast<double>(klo) * h_;
   v.tail_hi = 0.0;

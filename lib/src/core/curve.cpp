@@ -248,12 +248,12 @@ curve inverse(const curve& f) {
   return curve::from_points(std::move(pts), curve::hull_policy::convexify);
 }
 
-bool is_symmetric(const curve& f) {
+bool is_symmetric(const curve& f, double tol) {
   const curve g = inverse(f);
   for (double a : f.alpha())
-    if (std::fabs(beta(f, a) - beta(g, a)) > 1e-12) return false;
+    if (std::fabs(beta(f, a) - beta(g, a)) > tol) return false;
   for (double a : g.alpha())
-    if (std::fabs(beta(f, a) - beta(g, a)) > 1e-12) return false;
+    if (std::fabs(beta(f, a) - beta(g, a)) > tol) return false;
   return true;
 }
 

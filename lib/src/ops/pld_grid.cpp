@@ -809,42 +809,38 @@ composed_pld compose_grid(const std::vector<const grid_pmf*>& pmfs,
   }
   composed_pld r;
   r.h_ = h;
-  double off = 0.0, fin_log = 0.0, all_log = 0.0;
+  double off = 0.0;
   std::int64_t base = 0;
   double lmin = 0, lmax = 0;
   for (const auto& t : ts) {
     off += static_cast<double>(t.n) * t.off;
     base += t.n * t.k0;
-    fin_log += static_cast<double>(t.n) * std::log(t.fin);
-    all_log += static_cast<double>(t.n) * std::log(std::min(1.0, t.fin + t.inf));
     lmin += static_cast<double>(t.n) * (t.off + static_cast<double>(t.k0) * h);
     lmax += static_cast<double>(t.n) * (t.off + static_cast<double>(t.k0 + static_cast<std::int64_t>(t.x.size()) - 1) * h);
   }
   r.offset_ = off;
-  // Mass at +inf of the product: prod (F+I)^n - prod F^n, written as
-  // prod (F+I)^n (1 - prod (1 - I/(F+I))^n) so that a small I keeps its
-  // relative precision (a difference of two sums near 1 would not).
+  // Mass at +inf of the product: prod T^n - prod (T - I)^n, T = a term's
+  // total mass, written as prod T^n (1 - prod (1 - I/T)^n) so that a small I
+  // keeps its relative precision. A full probability measure (every
+  // pessimistic pmf; an optimistic one unless its garbling removed mass) has
+  // T = 1 exactly: its factor is (1 - I)^n, free of the rounding of the
+  // computed fin + I (which, at 1 - u, made f_{1,1e-5}^(x)1e12 read
+  // m_inf = 1 - 1.1e-4 against the truth 1 - e^-1e7, and at 1 + u can push
+  // m_inf above the truth by n ulps, too much for a lower bound). Only the
+  // others use T = min(1, fin + I) as computed.
   {
-    double lg = 0.0;
+    double lg = 0.0, lt = 0.0;
     for (const auto& t : ts) {
-      const double tot = t.fin + t.inf;
-      if (tot > 0 && t.inf > 0) lg += static_cast<double>(t.n) * std::log1p(-std::min(1.0, t.inf / tot));
+      const double nn = static_cast<double>(t.n);
+      if (t.full) {
+        if (t.inf > 0) lg += nn * std::log1p(-std::min(1.0, t.inf));
+        continue;
+      }
+      const double tot = std::min(1.0, t.fin + t.inf);
+      lt += nn * std::log(tot);
+      if (tot > 0 && t.inf > 0) lg += nn * std::log1p(-std::min(1.0, t.inf / tot));
     }
-    r.m_inf_ = std::max(0.0, -std::exp(all_log) * std::expm1(lg));
-    // When every term is a full probability measure (the pessimistic side
-    // always; the optimistic one unless its garbling removed mass), the
-    // finite mass is exactly 1 - I per term and m_inf = 1 - prod (1 - I)^n.
-    // The form above divides by the computed fin + I instead, whose rounding
-    // (fin + I = 1 - u) costs a factor (1 - u)^n: at n = 1e12 it read
-    // m_inf = 1 - 1.1e-4 for f_{1,1e-5}^(x)n, whose truth is 1 - e^-1e7,
-    // and delta_upper beyond the support returned that, below the truth.
-    bool full = true;
-    double lf = 0.0;
-    for (const auto& t : ts) {
-      full = full && t.full;
-      if (t.inf > 0) lf += static_cast<double>(t.n) * std::log1p(-std::min(1.0, t.inf));
-    }
-    if (full) r.m_inf_ = std::max(r.m_inf_, -std::expm1(lf));
+    r.m_inf_ = std::max(0.0, -std::exp(lt) * std::expm1(lg));
   }
   // Chernoff data: composed log-MGF (of the finite part) at the tilts
   // t = +-c 2^{j-20}, j = 1..28, and of the error vectors. Any tilt gives a

@@ -184,7 +184,9 @@ double spec::number(const std::string& key, double lo, double hi, bool lo_open,
     std::ostringstream os;
     os.precision(17);
     os << what << " = " << v << " must be ";
-    if (hi >= 1e300) {
+    if (hi >= 1e300 && (lo_open ? v > lo : v >= lo)) {
+      os << (hi_open ? "< " : "<= ") << hi;  // (a cap far beyond any use: named only when hit)
+    } else if (hi >= 1e300) {
       os << (lo_open ? "> " : ">= ") << lo;
     } else {
       os << "in " << (lo_open ? "(" : "[") << lo << ", " << hi << (hi_open ? ")" : "]");

@@ -70,8 +70,11 @@ double slope(const curve& f, double a);
 double profile_delta(const curve& f, double eps);
 /// The curve of T(Q, P): the graph reflected in the diagonal.
 curve inverse(const curve& f);
-/// True if f == f^{-1} to within 1e-12 at every vertex of both.
-bool is_symmetric(const curve& f);
+/// True if f == f^{-1} to within tol at every vertex of both.
+/// (tol: the largest |f(a) - f^{-1}(a)| at the vertices of either that still
+/// counts as equal; 0 asks for exact symmetry, as a loss law's orientation
+/// shortcut needs)
+bool is_symmetric(const curve& f, double tol = 1e-12);
 /// max{a, b} of two trade-off polygons (the maximum of convex functions is
 /// convex): exact, through the union of their vertices and their crossings
 /// (at a crossing the smaller of the two computed values is kept).
