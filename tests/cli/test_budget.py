@@ -247,6 +247,14 @@ def test_ledger(fdp, tmp):
     with open(L) as f:
         if f.read() != before:
             fail("ledger: a refused add changed the file")
+    # beyond the engine's limits (a window of 2^31 points): exit 1, one line
+    # that says nothing was recorded, file unchanged
+    code, out, err = run(fdp, "ledger", "add", L, "laplace:b=1,times=100000000")
+    if code != 1 or "was not recorded" not in err or len(err.strip().splitlines()) != 1:
+        fail("ledger add beyond the engine's limits: exit %d, stderr %r" % (code, err))
+    with open(L) as f:
+        if f.read() != before:
+            fail("ledger: an add beyond the engine's limits changed the file")
     # corruption
     bad = os.path.join(tmp, "edited.json")
     with open(bad, "w") as f:

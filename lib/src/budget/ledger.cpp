@@ -440,7 +440,13 @@ void accountant::add(const std::string& spec) {
   std::shared_ptr<rebuild> held = std::move(next_);
   accountant trial = engine_copy();
   trial.next_ = std::move(held);
-  trial.record_engine(p);
+  try {
+    trial.record_engine(p);
+  } catch (const evaluation_error& e) {
+    // (the engine's limits, e.g. a composed window beyond 2^26 points: the
+    // ledger is unchanged, and says so)
+    throw evaluation_error(std::string(e.what()) + "; '" + spec + "' was not recorded");
+  }
   interval after = trial.spent(delta_);
   if (!(after.upper <= eps_) && trial.next_) {
     trial.finish_rebuild();  // the finer grid may fit where the coarse one does not
