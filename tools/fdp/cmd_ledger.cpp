@@ -104,7 +104,7 @@ int run_ledger(const args& a) {
     // (certified without composing, which could need a grid beyond the limit).
     bool infinite = false;
     for (std::size_t i = 2; i < pos.size() && !infinite; ++i) {
-      infinite = trial.infinite_loss_mass(pos[i]) * (1 - 1e-12) > led.budget_delta();
+      infinite = trial.no_finite_epsilon(pos[i], led.budget_delta());
       if (!infinite) trial.add_unchecked(pos[i]);
     }
     const double inf = std::numeric_limits<double>::infinity();

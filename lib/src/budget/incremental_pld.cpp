@@ -416,52 +416,45 @@ void incremental_pld::incorporate(std::size_t gi, std::int64_t n, bool fresh_pow
   ipld_group& g = *groups_[gi];
   const std::size_t nc = static_cast<std::size_t>(N_ / 2 + 1);
   const auto pl = detail::fftw_plans_for(N_);
+  // The term's transform at N_, in the scratch buffer; and Z *= S^n.
+  const auto transform = [&](int c) {
+    const ipld_term& t = g.term[c];
+    detail::scratch& s = detail::scratch_for(N_);
+    std::fill(s.r, s.r + N_, 0.0);
+    std::copy(t.x.begin(), t.x.end(), s.r);
+    fftw_execute_dft_r2c(pl->fwd, s.r, s.c);
+    return reinterpret_cast<const std::complex<double>*>(s.c);
+  };
+  const auto multiply = [&](int c, const std::complex<double>* S) {
+    if (ch_[c].use_count() > 1) ch_[c] = std::make_shared<channel>(*ch_[c]);
+    channel& C = *ch_[c];
+    if (n == 1 && !fresh_power) {
+      for (std::size_t j = 0; j < nc; ++j) C.Z[j] *= S[j];
+      C.mults += 1.0;
+    } else {
+      detail::mul_pow_all(C.Z.data(), S, nc, n);
+      C.mults += detail::mults_for(n);
+    }
+  };
+  const auto active = [&](int c) { return reverse_ || (c != 1 && c != 3); };
   if (!keep && g.spec_n != N_) {
     // Multiplied in straight from the FFT's output, nothing cached (a
     // replay: most groups are never added again, and caching hundreds of
     // transforms costs more in fresh pages than the FFTs they would save).
     for (auto& v : g.spec) detail::cvec().swap(v);
     g.spec_n = 0;
-    for (int c = 0; c < kChannels; ++c) {
-      if ((c == 1 || c == 3) && !reverse_) continue;
-      const ipld_term& t = g.term[c];
-      detail::scratch& s = detail::scratch_for(N_);
-      std::fill(s.r, s.r + N_, 0.0);
-      std::copy(t.x.begin(), t.x.end(), s.r);
-      fftw_execute_dft_r2c(pl->fwd, s.r, s.c);
-      if (ch_[c].use_count() > 1) ch_[c] = std::make_shared<channel>(*ch_[c]);
-      channel& C = *ch_[c];
-      detail::mul_pow_all(C.Z.data(), reinterpret_cast<const std::complex<double>*>(s.c), nc, n);
-      C.mults += detail::mults_for(n);
-    }
+    for (int c = 0; c < kChannels; ++c)
+      if (active(c)) multiply(c, transform(c));
     return;
   }
   for (int c = 0; c < kChannels; ++c) {
-    if ((c == 1 || c == 3) && !reverse_) continue;
-    if (g.spec_n != N_ || g.spec[c].size() != nc) {
-      const ipld_term& t = g.term[c];
-      detail::scratch& s = detail::scratch_for(N_);
-      std::fill(s.r, s.r + N_, 0.0);
-      std::copy(t.x.begin(), t.x.end(), s.r);
-      fftw_execute_dft_r2c(pl->fwd, s.r, s.c);
-      g.spec[c].resize(nc);
-      std::memcpy(static_cast<void*>(g.spec[c].data()), s.c, nc * sizeof(fftw_complex));
-    }
+    if (!active(c) || (g.spec_n == N_ && g.spec[c].size() == nc)) continue;
+    const std::complex<double>* S = transform(c);
+    g.spec[c].assign(S, S + nc);
   }
   // all channels' transforms now exist at N_ (the reverse ones when active)
-  for (int c = 0; c < kChannels; ++c) {
-    if ((c == 1 || c == 3) && !reverse_) continue;
-    if (ch_[c].use_count() > 1) ch_[c] = std::make_shared<channel>(*ch_[c]);
-    channel& C = *ch_[c];
-    const auto& S = g.spec[c];
-    if (n == 1 && !fresh_power) {
-      for (std::size_t j = 0; j < nc; ++j) C.Z[j] *= S[j];
-      C.mults += 1.0;
-    } else {
-      detail::mul_pow_all(C.Z.data(), S.data(), nc, n);
-      C.mults += detail::mults_for(n);
-    }
-  }
+  for (int c = 0; c < kChannels; ++c)
+    if (active(c)) multiply(c, g.spec[c].data());
   g.spec_n = N_;
   // Keep the cached transforms within a memory budget: drop those of the
   // groups used least recently (they are recomputed, one FFT each, if needed).

@@ -407,13 +407,22 @@ double accountant::infinite_loss_mass(const std::string& spec) const {
   return infinite_loss_mass(&p);
 }
 
+namespace {
+// No finite epsilon at delta: the mass at infinite loss is above it (the
+// 1e-12 margin covers the rounding of the mass itself).
+bool above_delta(double mass, double delta) { return mass * (1 - 1e-12) > delta; }
+}  // namespace
+
+bool accountant::no_finite_epsilon(const std::string& spec, double delta) const {
+  return above_delta(infinite_loss_mass(spec), delta);
+}
+
 bool accountant::can_afford(const std::string& spec, double eps, double delta) const {
   detail::require(std::isfinite(eps) && eps > 0, "accountant::can_afford", "eps", eps,
                   "must be finite and > 0");
   detail::require(delta > 0 && delta < 1, "accountant::can_afford", "delta", delta, "must be in (0, 1)");
   const prepared p = prepare(spec, nullptr);
-  // (the 1e-12 margin covers the rounding of the mass itself)
-  if (infinite_loss_mass(&p) * (1 - 1e-12) > delta) return false;
+  if (above_delta(infinite_loss_mass(&p), delta)) return false;
   accountant trial = engine_copy();
   trial.record_engine(p);
   if (trial.spent(delta).upper <= eps) return true;
@@ -424,15 +433,19 @@ bool accountant::can_afford(const std::string& spec, double eps, double delta) c
 
 void accountant::add(const std::string& spec) {
   const prepared p = prepare(spec, nullptr);
-  if (const double m = infinite_loss_mass(&p); m * (1 - 1e-12) > delta_) {
+  // "over budget: spent ... ; adding 'spec' would " + why, thrown
+  const auto refuse = [&](const std::string& why, double requested) {
     const interval now = spent(delta_);
-    throw budget_exceeded(
-        "over budget: spent epsilon in [" + detail::format_value(now.lower) + ", " +
-            detail::format_value(now.upper) + "] at delta = " + detail::format_value(delta_) +
-            " (budget epsilon " + detail::format_value(eps_) + "); adding '" + spec +
-            "' would put probability " + detail::format_value(m) +
-            " on infinite privacy loss, above the budget's delta, so no finite epsilon holds; nothing was recorded",
-        now, std::numeric_limits<double>::infinity());
+    throw budget_exceeded("over budget: spent epsilon in [" + detail::format_value(now.lower) + ", " +
+                              detail::format_value(now.upper) + "] at delta = " + detail::format_value(delta_) +
+                              " (budget epsilon " + detail::format_value(eps_) + "); adding '" + spec +
+                              "' would " + why + "; nothing was recorded",
+                          now, requested);
+  };
+  if (const double m = infinite_loss_mass(&p); above_delta(m, delta_)) {
+    refuse("put probability " + detail::format_value(m) +
+               " on infinite privacy loss, above the budget's delta, so no finite epsilon holds",
+           std::numeric_limits<double>::infinity());
   }
   // The trial takes over the background rebuild (advanced in place, not
   // copied); if the mechanism is refused, the rebuild is dropped with the
@@ -453,14 +466,9 @@ void accountant::add(const std::string& spec) {
     after = trial.spent(delta_);
   }
   if (!(after.upper <= eps_)) {
-    const interval now = spent(delta_);
-    throw budget_exceeded(
-        "over budget: spent epsilon in [" + detail::format_value(now.lower) + ", " +
-            detail::format_value(now.upper) + "] at delta = " + detail::format_value(delta_) +
-            " (budget epsilon " + detail::format_value(eps_) + "); adding '" + spec +
-            "' would make the certified epsilon <= " + detail::format_value(after.upper) +
-            " > " + detail::format_value(eps_) + "; nothing was recorded",
-        now, after.upper);
+    refuse("make the certified epsilon <= " + detail::format_value(after.upper) + " > " +
+               detail::format_value(eps_),
+           after.upper);
   }
   trial.entries_ = std::move(entries_);
   trial.entries_.push_back(ledger_entry{spec, p.points});

@@ -105,6 +105,8 @@ class accountant {
   /// (1 - m_i)^{n_i} (f_{eps,delta}: m = delta). delta(eps) >= it for every
   /// eps, so above a delta no finite epsilon holds there. Needs no composition.
   double infinite_loss_mass(const std::string& spec = "") const;
+  /// That mass (with `spec`) is above `delta`: no finite epsilon holds there.
+  bool no_finite_epsilon(const std::string& spec, double delta) const;
   /// True when every recorded guarantee is Gaussian (answers are exact).
   bool exact() const { return all_gaussian_; }
 
