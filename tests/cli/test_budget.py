@@ -247,6 +247,14 @@ def test_ledger(fdp, tmp):
     with open(L) as f:
         if f.read() != before:
             fail("ledger: a refused add changed the file")
+    # a bad spec after one over budget / with no finite epsilon is still named
+    # (check stopped reading at the infinite one and answered with exit 0)
+    expect_bad(fdp, ["ledger", "check", L, big, "gdp:mu=-1"], "mu")
+    expect_bad(fdp, ["ledger", "check", L, big, "bogus:x=1"], "bogus")
+    expect_bad(fdp, ["ledger", "add", L, "laplace:b=0.2", "gdp:mu=-1"], "mu")
+    with open(L) as f:
+        if f.read() != before:
+            fail("ledger: a refused add changed the file")
     # beyond the engine's limits (a window of 2^31 points): exit 1, one line
     # that says nothing was recorded, file unchanged
     code, out, err = run(fdp, "ledger", "add", L, "laplace:b=1,times=100000000")

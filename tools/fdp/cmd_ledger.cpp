@@ -84,7 +84,9 @@ int run_ledger(const args& a) {
     if (pos.size() < 3) throw usage_error("usage: fdp ledger add FILE SPEC...");
     const std::string file = pos[1];
     accountant led = accountant::load(file);
+    // every spec read first (a bad one is named even after one over budget);
     // all or nothing: the file changes only if every spec fits
+    for (std::size_t i = 2; i < pos.size(); ++i) led.validate(pos[i]);
     for (std::size_t i = 2; i < pos.size(); ++i) led.add(pos[i]);
     led.save(file);
     if (js) print_json(status_json(led, file));
@@ -102,6 +104,8 @@ int run_ledger(const args& a) {
     accountant trial = led;
     // Mass at infinite loss above the budget's delta: no finite epsilon
     // (certified without composing, which could need a grid beyond the limit).
+    // (every spec is read first: a bad one is named even after an infinite one)
+    for (std::size_t i = 2; i < pos.size(); ++i) led.validate(pos[i]);
     bool infinite = false;
     for (std::size_t i = 2; i < pos.size() && !infinite; ++i) {
       infinite = trial.no_finite_epsilon(pos[i], led.budget_delta());

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <variant>
 
@@ -407,22 +408,31 @@ double accountant::infinite_loss_mass(const std::string& spec) const {
   return infinite_loss_mass(&p);
 }
 
-namespace {
-// No finite epsilon at delta: the mass at infinite loss is above it (the
-// 1e-12 margin covers the rounding of the mass itself).
-bool above_delta(double mass, double delta) { return mass * (1 - 1e-12) > delta; }
-}  // namespace
+double accountant::infinite_loss_mass_rel(const prepared* extra) const {
+  // one log1p (2 u) per group and orientation, their sum (u per addition),
+  // expm1 (2 u; -expm1(L) moves by at most L's relative error): 2 u (10 +
+  // groups), doubled, and never below the 1e-12 this check always kept
+  const double groups = static_cast<double>(pending_.size()) + (extra ? 1.0 : 0.0);
+  const double u = std::numeric_limits<double>::epsilon() / 2;
+  return std::max(1e-12, 4.0 * u * (10.0 + groups));
+}
+
+bool accountant::no_finite_epsilon(const prepared& p, double delta) const {
+  return infinite_loss_mass(&p) * (1 - infinite_loss_mass_rel(&p)) > delta;
+}
 
 bool accountant::no_finite_epsilon(const std::string& spec, double delta) const {
-  return above_delta(infinite_loss_mass(spec), delta);
+  return no_finite_epsilon(prepare(spec, nullptr), delta);
 }
+
+void accountant::validate(const std::string& spec) const { (void)prepare(spec, nullptr); }
 
 bool accountant::can_afford(const std::string& spec, double eps, double delta) const {
   detail::require(std::isfinite(eps) && eps > 0, "accountant::can_afford", "eps", eps,
                   "must be finite and > 0");
   detail::require(delta > 0 && delta < 1, "accountant::can_afford", "delta", delta, "must be in (0, 1)");
   const prepared p = prepare(spec, nullptr);
-  if (above_delta(infinite_loss_mass(&p), delta)) return false;
+  if (no_finite_epsilon(p, delta)) return false;
   accountant trial = engine_copy();
   trial.record_engine(p);
   if (trial.spent(delta).upper <= eps) return true;
@@ -442,8 +452,8 @@ void accountant::add(const std::string& spec) {
                               "' would " + why + "; nothing was recorded",
                           now, requested);
   };
-  if (const double m = infinite_loss_mass(&p); above_delta(m, delta_)) {
-    refuse("put probability " + detail::format_value(m) +
+  if (no_finite_epsilon(p, delta_)) {
+    refuse("put probability " + detail::format_value(infinite_loss_mass(&p)) +
                " on infinite privacy loss, above the budget's delta, so no finite epsilon holds",
            std::numeric_limits<double>::infinity());
   }

@@ -105,8 +105,13 @@ class accountant {
   /// (1 - m_i)^{n_i} (f_{eps,delta}: m = delta). delta(eps) >= it for every
   /// eps, so above a delta no finite epsilon holds there. Needs no composition.
   double infinite_loss_mass(const std::string& spec = "") const;
-  /// That mass (with `spec`) is above `delta`: no finite epsilon holds there.
+  /// That mass (with `spec`) is above `delta` beyond its rounding: no finite
+  /// epsilon holds there.
   bool no_finite_epsilon(const std::string& spec, double delta) const;
+  /// Reads `spec` as add() would (every parameter checked, a curve file
+  /// read) without recording it: throws std::invalid_argument naming the
+  /// parameter when it is not a valid guarantee.
+  void validate(const std::string& spec) const;
   /// True when every recorded guarantee is Gaussian (answers are exact).
   bool exact() const { return all_gaussian_; }
 
@@ -132,6 +137,9 @@ class accountant {
   void record_engine(const prepared& p);
   accountant engine_copy() const;
   double infinite_loss_mass(const prepared* extra) const;
+  /// A relative bound on the rounding of infinite_loss_mass(extra).
+  double infinite_loss_mass_rel(const prepared* extra) const;
+  bool no_finite_epsilon(const prepared& p, double delta) const;
   std::string canonical_body() const;
 
   double eps_, delta_;
