@@ -25,6 +25,7 @@
 
 #include "../golden/golden_csv.hpp"
 #include "fdp/ops/convert.hpp"
+#include "fdp/ops/loss_law.hpp"
 
 namespace fdp {
 namespace {
@@ -232,6 +233,29 @@ TEST(IncrementalPld, MassAtInfinityIsNotShrunkByRounding) {
     EXPECT_GE(d.lower, 0.9999) << eps;
   }
   EXPECT_EQ(ip.epsilon(0.5).lower, std::numeric_limits<double>::infinity());
+}
+
+TEST(IncrementalPld, MassFoldedIntoInfinityKeepsItsErrorBound) {
+  // One application of a law with mass d at +inf and a far atom (loss 30,
+  // Q-mass 1e-30, below the engine's cut) that the discretization folds into
+  // +inf: d + 1e-30 rounds to d, but the truth past the grid's top is
+  // d + 1e-30 (1 - e^{eps - 30}) > d, so an upper bound of d is below it.
+  // Exactness (no margin) holds only when nothing was folded.
+  const double q0 = 1.0 - 1e-5, d = 1.0 - q0, q1 = 1e-30;
+  const std::vector<loss_atom> atoms{{0.0, q0, q0}, {30.0, q1 * std::exp(-30.0), q1}};
+  auto law = std::shared_ptr<const loss_law>(discrete_law(atoms, 1.0 - q0 - atoms[1].p, d, false, "far atom"));
+  incremental_pld ip(0.05);
+  ip.add("far", law, 1);
+  for (double eps : {9.0, 12.0, 20.0}) {
+    const interval b = ip.delta(eps);
+    EXPECT_GT(b.upper, d) << eps;
+    EXPECT_LE(b.lower, d) << eps;
+  }
+  // the law's own mass with nothing folded: still exact (f_{0.5,1e-5} against
+  // a budget delta of 1e-5 stays affordable)
+  incremental_pld ed(0.05);
+  ed.add("ed", std::shared_ptr<const loss_law>(make_law(tradeoff(eps_delta(0.5, 1e-5)))), 1);
+  EXPECT_EQ(ed.delta(1.0).upper, 1e-5);
 }
 
 // The ledger target's workload (bench/budget_bench.cpp times it): heterogeneous

@@ -163,6 +163,7 @@ struct ipld_term {
   std::int64_t k0 = 0;
   double fin = 0.0, all = 0.0, l2 = 0.0, s0 = 0.0, e0 = 0.0, a0 = 0.0;
   double inf = 0.0;   // mass at +inf
+  double inf_err = 0.0;  // its error bound (finite mass folded into it; 0: none)
   bool full = true;   // no mass removed by the discretization (see compose_grid)
   std::vector<double> km, ke;
   // e with the discretization's shifts discounted (shift_discounted_errors;
@@ -209,6 +210,7 @@ ipld_term make_term(const grid_pmf& g, bool use_p, double h) {
     t.all = std::min(1.0, t.fin + g.p_neg_inf);
   }
   t.inf = use_p ? g.p_neg_inf : g.q_pos_inf;
+  t.inf_err = use_p ? g.p_neg_inf_err : g.q_pos_inf_err;
   t.full = g.dropped_p == 0 && g.dropped_q == 0 && g.leftover == 0;
   if (t.e.size() != t.x.size()) t.e.assign(t.x.size(), 0.0);
   double s2 = 0.0;
@@ -253,6 +255,7 @@ struct incremental_pld::channel {
   // applications (inf_apps, and of terms that are not full, nf_apps), and
   // the mass of a single application (exact, no rounding).
   double inf_lg = 0.0, inf_lt = 0.0, inf_one = 0.0;
+  double inf_err = 0.0;  // sum n x the terms' folded-mass errors (d m_inf / d I <= n)
   std::int64_t inf_adds = 0, inf_apps = 0, nf_apps = 0;
   std::vector<double> K;
   // mass-error bounds, flat (acc0) and per tilt (acc), as in compose_grid
@@ -274,6 +277,7 @@ struct incremental_pld::channel {
       inf_apps += n;
       inf_one = t.inf;
     }
+    inf_err += nn * t.inf_err;
     err_in += nn * t.l2;
     // (a term with errors but no finite mass counts too: its factor is D)
     const double le0 = std::log(t.e0);
@@ -316,7 +320,7 @@ struct incremental_pld::view {
   double h = 0.0, off = 0.0;
   std::int64_t k0 = 0, top = 0;
   detail::dvec m, sm, se;
-  double m_inf = 0.0, m_inf_rel = 0.0, tail_lo = 0.0, tail_hi = 0.0, fft_l2 = 0.0, err0 = 0.0;
+  double m_inf = 0.0, m_inf_rel = 0.0, m_inf_err = 0.0, tail_lo = 0.0, tail_hi = 0.0, fft_l2 = 0.0, err0 = 0.0;
   std::vector<double> K, err_k;
   bool active = false;
 
@@ -327,7 +331,7 @@ struct incremental_pld::view {
     m.clear();
     sm.clear();
     se.clear();
-    m_inf = m_inf_rel = tail_lo = tail_hi = fft_l2 = err0 = 0.0;
+    m_inf = m_inf_rel = m_inf_err = tail_lo = tail_hi = fft_l2 = err0 = 0.0;
     K.clear();
     err_k.clear();
     active = false;
@@ -363,11 +367,12 @@ struct incremental_pld::view {
       if (ts[i] > 0 && std::isfinite(err_k[i])) b = std::min(b, std::exp(err_k[i] - ts[i] * eps));
     return b;
   }
-  // (m_inf_rel: the relative rounding error bound of m_inf, set with it;
-  // without a margin lower == upper == m_inf beyond the support, a few ulps
-  // off the truth either way)
+  // (m_inf_rel: the relative rounding error bound of m_inf, set with it, and
+  // m_inf_err the absolute one of the masses folded into it; without them
+  // lower == upper == m_inf beyond the support, a few ulps off the truth
+  // either way)
   double upper(double eps) const {
-    const double mi = m_inf * (1 + m_inf_rel);
+    const double mi = m_inf * (1 + m_inf_rel) + m_inf_err;
     if (eps >= off + static_cast<double>(top) * h) return std::min(1.0, mi);
     const std::size_t j = first_above(eps);
     double fin = std::max(0.0, delta_raw(eps, j) - m_inf) + slack(j) + tail_above(eps) +
@@ -378,7 +383,7 @@ struct incremental_pld::view {
   double lower(double eps) const {
     const std::size_t j = first_above(eps);
     const double fin = delta_raw(eps, j) - m_inf - slack(j) - tail_lo - tail_hi - mass_error_above(eps);
-    return std::max(0.0, m_inf * (1 - m_inf_rel) + std::max(0.0, fin));
+    return std::max(0.0, std::max(0.0, m_inf * (1 - m_inf_rel) - m_inf_err) + std::max(0.0, fin));
   }
 };
 
@@ -733,8 +738,11 @@ const incremental_pld::view& incremental_pld::get_view(int c) const {
     if (idx < 0) idx += N_;
     v.m[static_cast<std::size_t>(K - klo)] = s.r[idx] * invN;
   }
-  if (C.inf_apps == 1 && C.nf_apps == 0) {
-    v.m_inf = C.inf_one;  // one application of one full measure: its own mass, exactly
+  v.m_inf_err = C.inf_err;
+  if (C.inf_apps == 1 && C.nf_apps == 0 && C.inf_err == 0) {
+    // one application of one full measure whose mass at +inf is the law's
+    // own (nothing folded into it): that mass, exactly
+    v.m_inf = C.inf_one;
     v.m_inf_rel = 0.0;
   } else {
     v.m_inf = std::max(0.0, -std::exp(C.inf_lt) * std::expm1(C.inf_lg));

@@ -1251,7 +1251,7 @@ curve lower_polygon(const composed_pld& c, const std::optional<composed_pld>& ti
     double dist = c.h() * static_cast<double>(stride);
     for (int m = 0; m < 64; ++m, dist *= 2.0) {
       const double e = std::min(edge + dist, past);
-      if (line_at(e) <= c.m_inf() * (1 + 1e-12) + 1e-40 || e >= past) break;
+      if (line_at(e) <= c.m_inf_upper() + 1e-40 || e >= past) break;
     }
   }
   return envelope_of_lines(cs, ss);

@@ -90,6 +90,7 @@ grid_pmf discretize_pessimistic(const loss_law& law, double h, double off, doubl
     r.q[0] += b.q;
     r.p[0] += std::min(pp, b.p);
     r.p_neg_inf += std::max(0.0, b.p - pp);
+    if (b.p > pp) r.p_neg_inf_err += kMassRel * (pp + b.p);
     r.err_q[0] += kMassRel * b.q;
     r.err_p[0] += kMassRel * (pp + b.p);
   }
@@ -133,11 +134,15 @@ grid_pmf discretize_pessimistic(const loss_law& law, double h, double off, doubl
     r.p[n - 1] += t.p;
     r.q[n - 1] += std::min(qq, t.q);
     r.q_pos_inf += std::max(0.0, t.q - qq);
+    if (t.q > qq) r.q_pos_inf_err += kMassRel * (qq + t.q);
     r.err_p[n - 1] += kMassRel * t.p;
     r.err_q[n - 1] += kMassRel * (qq + t.q);
   }
+  // (the law's own masses are exact; adding them to a fold rounds once)
   r.p_neg_inf += law.p_neg_inf();
   r.q_pos_inf += law.q_pos_inf();
+  if (r.p_neg_inf_err > 0) r.p_neg_inf_err += kU * r.p_neg_inf;
+  if (r.q_pos_inf_err > 0) r.q_pos_inf_err += kU * r.q_pos_inf;
   return r;
 }
 
@@ -721,6 +726,8 @@ grid_pmf discretize(const loss_law& law, double h, double offset, double lo_cut,
     r.q.assign(g.p.rbegin(), g.p.rend());
     r.p_neg_inf = g.q_pos_inf;
     r.q_pos_inf = g.p_neg_inf;
+    r.p_neg_inf_err = g.q_pos_inf_err;
+    r.q_pos_inf_err = g.p_neg_inf_err;
     r.dropped_p = g.dropped_q;
     r.dropped_q = g.dropped_p;
     r.leftover = g.leftover;  // (its Q-mass here)
@@ -775,7 +782,7 @@ composed_pld compose_grid(const std::vector<const grid_pmf*>& pmfs,
     std::int64_t n;
     std::vector<double> e;
     std::vector<double> a;  // e less its shifts, plus min(h, 1) x the shifts at their upper ends (empty: none)
-    double fin, inf, l2;
+    double fin, inf, inf_err, l2;
     bool full;  // no mass removed (a full probability measure: fin + inf = 1)
   };
   std::vector<term> ts;
@@ -789,11 +796,13 @@ composed_pld compose_grid(const std::vector<const grid_pmf*>& pmfs,
       t.off = g.offset;
       t.k0 = g.k0;
       t.inf = g.q_pos_inf;
+      t.inf_err = g.q_pos_inf_err;
     } else {
       t.x.assign(g.p.rbegin(), g.p.rend());
       t.off = -g.offset;
       t.k0 = -(g.k0 + static_cast<std::int64_t>(g.p.size()) - 1);
       t.inf = g.p_neg_inf;
+      t.inf_err = g.p_neg_inf_err;
     }
     double s = 0, s2 = 0;
     for (double v : t.x) s += v, s2 += v * v;
@@ -841,6 +850,8 @@ composed_pld compose_grid(const std::vector<const grid_pmf*>& pmfs,
       if (tot > 0 && t.inf > 0) lg += nn * std::log1p(-std::min(1.0, t.inf / tot));
     }
     r.m_inf_ = std::max(0.0, -std::exp(lt) * std::expm1(lg));
+    // the folded masses' errors: m_inf moves by at most n_i per unit of I_i
+    for (const auto& t : ts) r.m_inf_err_ += static_cast<double>(t.n) * t.inf_err;
   }
   // Chernoff data: composed log-MGF (of the finite part) at the tilts
   // t = +-c 2^{j-20}, j = 1..28, and of the error vectors. Any tilt gives a
@@ -1257,18 +1268,18 @@ double composed_pld::delta_upper(double eps) const {
   // Beyond the composed support only the mass at +inf remains (1e-12
   // relative margin for its rounding; a tolerance for ties at the top).
   const double top = offset_ + static_cast<double>(top_index_) * h_;
-  if (eps >= top + 1e-9 * std::max(1.0, std::fabs(top))) return std::min(1.0, m_inf_ * (1 + 1e-12));
+  if (eps >= top + 1e-9 * std::max(1.0, std::fabs(top))) return std::min(1.0, m_inf_upper());
   const std::size_t j = first_above(eps);
   double fin = std::max(0.0, delta_raw(eps) - m_inf_) + slack(j) + tail_bound_above(eps) +
                mass_error_above(eps);
   if (j == 0) fin += tail_lo_;
-  return std::min(1.0, m_inf_ * (1 + 1e-12) + fin);
+  return std::min(1.0, m_inf_upper() + fin);
 }
 
 double composed_pld::delta_lower(double eps) const {
   const std::size_t j = first_above(eps);
   const double fin = delta_raw(eps) - m_inf_ - slack(j) - tail_lo_ - tail_hi_ - mass_error_above(eps);
-  return std::max(0.0, m_inf_ * (1 - 1e-12) + std::max(0.0, fin));
+  return std::max(0.0, m_inf_lower() + std::max(0.0, fin));
 }
 
 // The polygon of the computed (raw) masses: the test rejecting losses >= lambda_j
@@ -1355,7 +1366,7 @@ void composed_pld::upper_lines(std::vector<double>& eps_out, std::vector<double>
       const double lj = offset_ + static_cast<double>(k0_ + static_cast<std::int64_t>(std::min(j, n - 1))) * h_;
       const double fin = (j < n) ? base0 - std::exp(eps - lj) * se_[j] : base0;
       eps_out.push_back(eps);
-      c_out.push_back(1.0 - (m_inf_ + fin));
+      c_out.push_back(1.0 - (m_inf_lower() + fin));
     }
   }
 }

@@ -57,6 +57,7 @@
 // (equal to the bound above when A_j + S_j = D_j; the smaller one is used).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -73,6 +74,10 @@ struct grid_pmf {
   std::int64_t k0 = 0;
   std::vector<double> p, q;
   double p_neg_inf = 0.0, q_pos_inf = 0.0;
+  /// Absolute error bounds of p_neg_inf / q_pos_inf: the rounding of finite
+  /// mass folded into them (pessimistic side: the tails beyond the grid's
+  /// ends). 0 when nothing was folded: they are then the law's own masses.
+  double p_neg_inf_err = 0.0, q_pos_inf_err = 0.0;
   double dropped_p = 0.0, dropped_q = 0.0;  ///< optimistic: mass removed
   double leftover = 0.0;  ///< optimistic: mass of a final group kept with a ratio mismatch (P top-down, Q bottom-up)
   /// Absolute error bounds per atom (P- and Q-masses) against an exactly
@@ -136,6 +141,10 @@ class composed_pld {
   double lo_loss() const { return lo(); }
   double hi() const { return offset_ + static_cast<double>(k0_ + static_cast<std::int64_t>(m_.size()) - 1) * h_; }
   double m_inf() const { return m_inf_; }
+  /// Bounds on the true mass at +inf: m_inf() with the relative 1e-12 margin
+  /// for the product's rounding and the folded masses' error (m_inf_err_).
+  double m_inf_upper() const { return m_inf_ * (1 + 1e-12) + m_inf_err_; }
+  double m_inf_lower() const { return std::max(0.0, m_inf_ * (1 - 1e-12) - m_inf_err_); }
   /// The top of the composed support (the window may end below it).
   double support_top() const { return offset_ + static_cast<double>(top_index_) * h_; }
   std::size_t size() const { return m_.size(); }
@@ -159,6 +168,7 @@ class composed_pld {
   std::vector<double> m_;
   std::vector<double> sm_, se_;  // suffix sums of m and m e^{-lambda}
   double m_inf_ = 0;
+  double m_inf_err_ = 0;  // sum of n_i x the terms' folded-mass errors (d m_inf / d I_i <= n_i)
   double tail_lo_ = 0, tail_hi_ = 0;  // window tail masses (Chernoff)
   double fft_l2_ = 0;                 // bound on the 2-norm of the FFT error
   // Exponential tilt of the FFT (compose_grid's tilt_delta): the transforms
