@@ -209,6 +209,11 @@ TEST(SpecErrors, ParseHelpers) {
   EXPECT_EQ(parse_number("1e-400", "x"), 0.0);
   EXPECT_EQ(parse_number("1000e-330", "x"), 0.0);
   EXPECT_EQ(parse_number("4.9e-324", "x"), std::numeric_limits<double>::denorm_min());
+  // a zero is +0 whatever its sign ("mu = -0" was printed for -1e-400)
+  for (const char* z : {"-0", "-0.0e5", "-1e-400"}) {
+    EXPECT_EQ(parse_number(z, "x"), 0.0) << z;
+    EXPECT_FALSE(std::signbit(parse_number(z, "x"))) << z;
+  }
   // The decimal point is '.' whatever the program's locale (strtod under
   // de_DE reads "1.5" as 1). Where de_DE is not installed it is compiled
   // into a temporary LOCPATH with localedef (Debian's libc-bin), if present.

@@ -68,8 +68,7 @@ double parse_number(const std::string& text, const std::string& what) {
   double v = 0.0;
   const auto r = std::from_chars(b, e, v);
   if (r.ec == std::errc::result_out_of_range) {
-    // Beyond the double range: an overflow is not finite; an underflow is a
-    // zero of the sign given (as strtod read it). Which one: the decimal
+    // Beyond the double range: an overflow is not finite; an underflow is 0. Which one: the decimal
     // exponent of the leading nonzero digit, mantissa position + exponent.
     const std::size_t ep = text.find_first_of("eE");
     const std::string mant = text.substr(0, ep);
@@ -92,12 +91,13 @@ double parse_number(const std::string& text, const std::string& what) {
     if (lead != std::string::npos && magnitude + ex > 0) {
       throw std::invalid_argument(what + ": '" + text + "' must be finite");
     }
-    v = text[0] == '-' ? -0.0 : 0.0;
+    v = 0.0;
   } else if (r.ec != std::errc() || r.ptr != e) {
     throw std::invalid_argument(what + ": '" + text + "' is not a number");
   }
   if (!std::isfinite(v)) throw std::invalid_argument(what + ": '" + text + "' must be finite");
-  return v;
+  // (a zero is +0: "-0" or "-1e-400" is no negative parameter, and would print as "-0")
+  return v == 0.0 ? 0.0 : v;
 }
 
 std::int64_t parse_count(const std::string& text, const std::string& what, std::int64_t lo,
@@ -181,17 +181,17 @@ double spec::number(const std::string& key, double lo, double hi, bool lo_open,
   const double v = parse_number(string(key), what);
   const bool ok = (lo_open ? v > lo : v >= lo) && (hi_open ? v < hi : v <= hi);
   if (!ok) {
-    std::ostringstream os;
-    os.precision(17);
-    os << what << " = " << v << " must be ";
+    using detail::format_value;
+    std::string m = what + " = " + format_value(v) + " must be ";
     if (hi >= 1e300 && (lo_open ? v > lo : v >= lo)) {
-      os << (hi_open ? "< " : "<= ") << hi;  // (a cap far beyond any use: named only when hit)
+      m += (hi_open ? "< " : "<= ") + format_value(hi);  // (a cap far beyond any use: named only when hit)
     } else if (hi >= 1e300) {
-      os << (lo_open ? "> " : ">= ") << lo;
+      m += (lo_open ? "> " : ">= ") + format_value(lo);
     } else {
-      os << "in " << (lo_open ? "(" : "[") << lo << ", " << hi << (hi_open ? ")" : "]");
+      m += "in " + std::string(lo_open ? "(" : "[") + format_value(lo) + ", " + format_value(hi) +
+           (hi_open ? ")" : "]");
     }
-    throw std::invalid_argument(os.str());
+    throw std::invalid_argument(m);
   }
   return v;
 }

@@ -39,7 +39,10 @@
 //
 // Grid. h is fixed at construction; the FFT size N grows (a re-plan that
 // recomputes the cached transforms) when the Chernoff window outgrows it.
-// Not thread-safe (queries fill caches): one engine per thread. FFTW plans are
+// Not thread-safe (queries fill caches): one engine per thread. A copy shares
+// its groups' cached transforms with the original (copy-on-write channels, not
+// caches), so an engine and its copies (accountant copies too) belong to one
+// thread at a time; build an engine afresh for another thread. FFTW plans are
 // made under the library's single planner mutex (shared with compose()), so
 // separate engines and compose() may run in different threads.
 #pragma once

@@ -75,6 +75,8 @@ struct accountant_options {
   double tolerance = 5e-3;
 };
 
+/// Not thread-safe: an accountant and its copies share cached transforms
+/// (incremental_pld.hpp), so they belong to one thread at a time.
 class accountant {
  public:
   accountant(double budget_eps, double budget_delta, const accountant_options& opt = {});

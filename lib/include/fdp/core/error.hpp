@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cmath>
+#include <charconv>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -28,11 +29,11 @@ class evaluation_error : public std::runtime_error {
 
 namespace detail {
 
+// The shortest decimal that reads back as v ("1e-05", not 1.0000000000000001e-05).
 inline std::string format_value(double v) {
-  std::ostringstream os;
-  os.precision(17);
-  os << v;
-  return os.str();
+  char buf[64];
+  const auto r = std::to_chars(buf, buf + sizeof buf, v);
+  return std::string(buf, r.ptr);
 }
 inline std::string format_value(long long v) { return std::to_string(v); }
 inline std::string format_value(int v) { return std::to_string(v); }
