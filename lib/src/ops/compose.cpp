@@ -4,6 +4,8 @@
 #include <chrono>
 #include <ctime>
 #include <cmath>
+#include <functional>
+#include <iterator>
 #include <limits>
 #include <queue>
 #include <type_traits>
@@ -998,26 +1000,60 @@ namespace {
 // expression a direct scan over all lines uses. Lines whose slope e^{eps}
 // overflows matter only for a < e^{-709}; such a (and a = 0) are answered
 // by the direct scan.
+// Sorts [first, last) under comp when it is made of a few monotone runs (a
+// grid's lines come in eps order, one run per orientation): each run is put
+// in order (reversed if it runs the other way) and the runs are merged.
+// Otherwise, or beyond 8 runs, std::sort.
+template <class It, class Comp>
+void sort_runs(It first, It last, Comp comp) {
+  std::vector<It> starts;
+  for (It i = first; i != last;) {
+    starts.push_back(i);
+    It j = std::next(i);
+    if (j != last && comp(*j, *i)) {  // descending: extend while strictly so, then reverse
+      while (j != last && comp(*j, *std::prev(j))) ++j;
+      std::reverse(i, j);
+    } else {
+      while (j != last && !comp(*j, *std::prev(j))) ++j;
+    }
+    i = j;
+    if (starts.size() > 8) {
+      std::sort(first, last, comp);
+      return;
+    }
+  }
+  for (std::size_t r = 1; r < starts.size(); ++r) {
+    const It end = r + 1 < starts.size() ? starts[r + 1] : last;
+    std::inplace_merge(first, starts[r], end, comp);
+  }
+}
+
 class line_max {
  public:
   line_max(std::vector<double> eps, std::vector<double> c) : eps_(std::move(eps)), c_(std::move(c)) {
+    // slopes -e^{eps}, each computed once (e^{eps} a instead of e^{eps + log a}
+    // at a query: no transcendental per line evaluated, and no rounding of
+    // log a amplified by |eps|)
+    s_.resize(c_.size());
     std::vector<std::size_t> idx;
     for (std::size_t i = 0; i < c_.size(); ++i) {
       // an intercept of +inf (or NaN) is a line above everything: the
       // maximum is +inf (a -inf line is never the maximum: dropped)
       if (std::isnan(c_[i]) || c_[i] == std::numeric_limits<double>::infinity()) vacuous_ = true;
+      s_[i] = std::exp(std::min(eps_[i], 709.0));
       if (std::isfinite(c_[i]) && eps_[i] < 709.0) idx.push_back(i);
     }
     // slope -e^{eps}: steepest first; equal slopes keep the higher intercept
-    std::sort(idx.begin(), idx.end(), [&](std::size_t x, std::size_t y) {
+    const auto steeper = [&](std::size_t x, std::size_t y) {
       return eps_[x] > eps_[y] || (eps_[x] == eps_[y] && c_[x] > c_[y]);
-    });
+    };
+    sort_runs(idx.begin(), idx.end(), steeper);
     for (std::size_t i : idx) {
       if (!hull_.empty() && eps_[hull_.back()] == eps_[i]) continue;
-      const double si = std::exp(eps_[i]);
+      const double si = s_[i];
       while (!hull_.empty()) {
         const std::size_t last = hull_.back();
-        const double sl = std::exp(eps_[last]);
+        const double sl = s_[last];
         // the flatter new line overtakes `last` at x; `last` is useless if
         // that happens before `last` overtakes its predecessor
         const double x = (c_[last] - c_[i]) / (sl - si);
@@ -1034,13 +1070,14 @@ class line_max {
   }
 
   // The maximum at a, and (via err) a bound on what the hull's rounding
-  // could have missed.
-  double at(double a, double* err) const {
+  // could have missed. hint (optional): the hull segment of the previous
+  // query, for sweeps in increasing a (found by stepping, not a binary search).
+  double at(double a, double* err, std::size_t* hint = nullptr) const {
     if (err) *err = 0.0;
     if (vacuous_) return std::numeric_limits<double>::infinity();
     double best = -std::numeric_limits<double>::infinity(), scale = 0.0;
     auto eval = [&](std::size_t k) {
-      const double t = a > 0 ? std::exp(eps_[k] + std::log(a)) : 0.0;
+      const double t = a > 0 ? s_[k] * a : 0.0;
       const double v = c_[k] - t;
       if (v > best) {
         best = v;
@@ -1050,8 +1087,16 @@ class line_max {
     if (!(a > 1e-300) || hull_.empty()) {
       for (std::size_t k = 0; k < c_.size(); ++k) eval(k);
     } else {
-      // hull_[i] is the maximum on [breaks_[i-1], breaks_[i]]
-      const std::size_t i = static_cast<std::size_t>(std::upper_bound(breaks_.begin(), breaks_.end(), a) - breaks_.begin());
+      // hull_[i] is the maximum on [breaks_[i-1], breaks_[i]]; i = the first
+      // break above a
+      std::size_t i;
+      if (hint && *hint <= breaks_.size() && (*hint == 0 || breaks_[*hint - 1] <= a)) {
+        i = *hint;
+        while (i < breaks_.size() && breaks_[i] <= a) ++i;
+      } else {
+        i = static_cast<std::size_t>(std::upper_bound(breaks_.begin(), breaks_.end(), a) - breaks_.begin());
+      }
+      if (hint) *hint = i;
       const std::size_t lo = i >= 2 ? i - 2 : 0, hi = std::min(hull_.size() - 1, i + 2);
       for (std::size_t k = lo; k <= hi; ++k) eval(hull_[k]);
     }
@@ -1063,7 +1108,7 @@ class line_max {
   const std::vector<double>& breaks() const { return breaks_; }
 
  private:
-  std::vector<double> eps_, c_;
+  std::vector<double> eps_, c_, s_;  // s_: e^{eps} (capped at e^709; lines beyond are dropped)
   std::vector<std::size_t> hull_;  // indices into eps_/c_, steepest first
   std::vector<double> breaks_;     // breaks_[i]: where hull_[i+1] overtakes hull_[i]
   bool vacuous_ = false;
@@ -1109,11 +1154,14 @@ struct composition::beta_envelopes {
   std::vector<line_max> upper;
   std::optional<chord_hull> upper_hull;
 
-  double upper_at(double a) const {
+  // hints: one per envelope, for sweeps in increasing a (line_max::at)
+  double upper_at(double a, std::vector<std::size_t>* hints = nullptr) const {
+    if (hints) hints->resize(upper.size(), 0);
     double hi = std::numeric_limits<double>::infinity();
-    for (const line_max& u : upper) {
+    for (std::size_t k = 0; k < upper.size(); ++k) {
+      const line_max& u = upper[k];
       double err = 0.0;
-      const double v = u.at(a, &err);
+      const double v = u.at(a, &err, hints ? &(*hints)[k] : nullptr);
       hi = std::min(hi, std::clamp(v + err, 0.0, 1.0 - a));
     }
     return hi;
@@ -1173,18 +1221,19 @@ const composition::beta_envelopes& composition::envelopes() const {
       for (const line_max& u : envelopes_->upper)
         for (double x : u.breaks())
           if (x > 0 && x < 1) as.push_back(x);
-      std::sort(as.begin(), as.end());
+      sort_runs(as.begin(), as.end(), std::less<double>());
       as.erase(std::unique(as.begin(), as.end()), as.end());
       // crossings: on [as[i], as[i+1]] every envelope is affine; where the
       // smallest one changes, add the crossing of the two (any point of
       // min(U) is a valid chord end, so a missed crossing costs tightness only)
       const std::size_t n0 = as.size();
       const auto& up = envelopes_->upper;
+      std::vector<std::size_t> hint(up.size(), 0);
       auto argmin_at = [&](double a, std::vector<double>& vals) {
         std::size_t best = 0;
         vals.resize(up.size());
         for (std::size_t k = 0; k < up.size(); ++k) {
-          vals[k] = up[k].at(a, nullptr);
+          vals[k] = up[k].at(a, nullptr, &hint[k]);
           if (vals[k] < vals[best]) best = k;
         }
         return best;
@@ -1205,7 +1254,8 @@ const composition::beta_envelopes& composition::envelopes() const {
       }
       std::vector<curve::point> pts;
       pts.reserve(as.size());
-      for (double a : as) pts.push_back({a, envelopes_->upper_at(a)});
+      std::vector<std::size_t> hints;
+      for (double a : as) pts.push_back({a, envelopes_->upper_at(a, &hints)});
       try {
         envelopes_->upper_hull.emplace(curve::from_points(std::move(pts), curve::hull_policy::convexify));
       } catch (const std::invalid_argument&) {
