@@ -1454,6 +1454,31 @@ TEST(ComposeQueries, GdpSummaryUpperEnds) {
   EXPECT_GE(x.lower, 0.5);
 }
 
+// A delta equal to the mass at +inf (the plateau of the profile): f_{1,1e-5}
+// at delta = 1e-5 has epsilon exactly 1 (delta(eps) = 1e-5 for eps >= 1).
+// The lattice's blanket 1e-12 margin on that mass made the upper end inf.
+TEST(ComposeQueries, DeltaAtThePlateauHasAFiniteEpsilon) {
+  const interval e = compose(specs_of("epsdelta:eps=1,delta=1e-5")).epsilon(1e-5);
+  EXPECT_LE(e.lower, 1.0);
+  EXPECT_EQ(e.upper, 1.0);
+  EXPECT_GT(e.lower, 1.0 - 1e-12);
+  const interval d = compose(specs_of("epsdelta:eps=1,delta=1e-5")).delta(1.0);
+  EXPECT_EQ(d.lower, 1e-5);
+  EXPECT_EQ(d.upper, 1e-5);
+  // f_{1,1e-5} (x) f_{1,0}: delta(eps) = 1e-5 exactly from eps = 2 (the
+  // largest finite loss) on
+  const interval e2 = compose(specs_of("epsdelta:eps=1,delta=1e-5 epsdelta:eps=1")).epsilon(1e-5);
+  EXPECT_LE(e2.lower, 2.0);
+  EXPECT_GE(e2.upper, 2.0);
+  EXPECT_LT(e2.upper, 2.0 + 1e-6);
+  // two applications: no exactness claimed, the truth (1 - (1 - 1e-5)^2 at
+  // eps >= 2) still inside
+  const double two = -std::expm1(2.0 * std::log1p(-1e-5));
+  const interval d2 = compose(specs_of("epsdelta:eps=1,delta=1e-5,times=2")).delta(3.0);
+  EXPECT_LE(d2.lower, two);
+  EXPECT_GE(d2.upper, two);
+}
+
 // Terms with mass at loss +inf leave the finite part a much smaller delta:
 // 10 x f_{1,1e-6} put 9.99996e-6 there, so epsilon at 1e-5 is set where the
 // rest is at 4.5e-11. The grids are tuned for that (compose.cpp,

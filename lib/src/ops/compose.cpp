@@ -169,8 +169,8 @@ std::optional<tradeoff> try_exact(const std::vector<compose_term>& terms) {
 // the deltas put mass 1 - prod (1-delta_i)^{n_i} at +inf (REFERENCES.md,
 // f_{eps,delta} = f_{eps,0} (x) f_{0,delta}).
 std::optional<composed_pld> exact_lattice(const std::vector<compose_term>& terms) {
-  double eps0 = 0.0, log_keep = 0.0;
-  std::int64_t k = 0;
+  double eps0 = 0.0, log_keep = 0.0, one_delta = 0.0;
+  std::int64_t k = 0, delta_apps = 0, delta_terms = 0;
   for (const auto& t : terms) {
     const auto& v = t.closed->get();
     if (std::holds_alternative<identity>(v)) continue;
@@ -178,6 +178,7 @@ std::optional<composed_pld> exact_lattice(const std::vector<compose_term>& terms
     if (!e) return std::nullopt;
     if (e->eps > 0) eps0 = e->eps, k += t.times;
     log_keep += static_cast<double>(t.times) * std::log1p(-std::min(e->delta, 1.0 - 1e-300));
+    if (e->delta > 0) delta_apps += t.times, delta_terms += 1, one_delta = e->delta;
   }
   if (k == 0 || k > 100000000) return std::nullopt;
   const double keep = std::exp(log_keep);
@@ -188,7 +189,17 @@ std::optional<composed_pld> exact_lattice(const std::vector<compose_term>& terms
   for (std::int64_t s = 0; s <= k; ++s) {
     m[static_cast<std::size_t>(k - s)] = keep * std::exp(log_binom(k, s, lq1, lq0));
   }
-  return composed_pld::from_lattice(2.0 * eps0, -eps0 * static_cast<double>(k), 0, std::move(m), -std::expm1(log_keep));
+  // Mass at +inf: 1 - prod (1 - delta_i)^{n_i}; a single application's is
+  // its delta, exactly (f_{1,1e-5} at delta = 1e-5 read epsilon [1, inf]
+  // under a blanket margin). Otherwise log1p, n x, the sum's additions and
+  // expm1 round it by at most 2u (10 + terms) relative (-expm1(L) moves by at
+  // most L's relative error), kept at least at 1e-12 as before.
+  const bool single = delta_apps == 1;
+  const double m_inf = single ? one_delta : -std::expm1(log_keep);
+  const double rel = single ? 0.0
+                            : std::max(1e-12, 2.0 * std::numeric_limits<double>::epsilon() *
+                                                  (10.0 + static_cast<double>(delta_terms)));
+  return composed_pld::from_lattice(2.0 * eps0, -eps0 * static_cast<double>(k), 0, std::move(m), m_inf, rel);
 }
 
 }  // namespace
@@ -960,7 +971,10 @@ double composition::delta_lo(double eps) const {
 
 interval composition::delta(double eps) const {
   if (std::isnan(eps)) detail::throw_domain("composition::delta", "eps", eps, "must not be NaN");
-  if (lattice_) return {lattice_->delta_lower(eps), lattice_->delta_upper(eps)};
+  // (a single f_{eps,delta} is its own closed form; k-folds use the lattice)
+  if (lattice_ && !std::holds_alternative<eps_delta>(exact_->get())) {
+    return {lattice_->delta_lower(eps), lattice_->delta_upper(eps)};
+  }
   if (exact_) {
     const double d = profile_delta(*exact_, eps);
     return {d, d};
@@ -978,7 +992,7 @@ interval composition::epsilon(double delta) const {
       const double e = gdp_eps(g->mu, delta);
       return {e, e};
     }
-    if (lattice_) {
+    if (lattice_ && !std::holds_alternative<eps_delta>(exact_->get())) {
       return {solve_eps([&](double e) { return lattice_->delta_lower(e); }, delta, false),
               solve_eps([&](double e) { return lattice_->delta_upper(e); }, delta, true)};
     }
@@ -994,12 +1008,6 @@ interval composition::epsilon(double delta) const {
 
 namespace {
 
-// max_k (c_k - e^{eps_k} a) over many lines, for many a. The upper hull of
-// the lines is built once (O(n log n)); a query finds its hull segment by
-// binary search and evaluates the few hull lines around it with the same
-// expression a direct scan over all lines uses. Lines whose slope e^{eps}
-// overflows matter only for a < e^{-709}; such a (and a = 0) are answered
-// by the direct scan.
 // Sorts [first, last) under comp when it is made of a few monotone runs (a
 // grid's lines come in eps order, one run per orientation): each run is put
 // in order (reversed if it runs the other way) and the runs are merged.
@@ -1028,6 +1036,13 @@ void sort_runs(It first, It last, Comp comp) {
   }
 }
 
+// max_k (c_k - e^{eps_k} a) over many lines, for many a. The upper hull of
+// the lines is built once (O(n log n)); a query finds its hull segment by
+// binary search (or, with a hint, by stepping from the previous query's)
+// and evaluates the few hull lines around it with the same expression a
+// direct scan over all lines uses. Lines whose slope e^{eps}
+// overflows matter only for a < e^{-709}; such a (and a = 0) are answered
+// by the direct scan.
 class line_max {
  public:
   line_max(std::vector<double> eps, std::vector<double> c) : eps_(std::move(eps)), c_(std::move(c)) {

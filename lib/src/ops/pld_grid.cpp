@@ -1156,13 +1156,14 @@ composed_pld compose_grid(const std::vector<const grid_pmf*>& pmfs,
 
 // ------------------------------------------------------------------ queries
 composed_pld composed_pld::from_lattice(double h, double offset, std::int64_t k0,
-                                        std::vector<double> m, double m_inf) {
+                                        std::vector<double> m, double m_inf, double m_inf_rel) {
   composed_pld r;
   r.h_ = h;
   r.offset_ = offset;
   r.k0_ = k0;
   r.m_ = std::move(m);
   r.m_inf_ = m_inf;
+  r.m_inf_rel_ = m_inf_rel;
   r.top_index_ = k0 + static_cast<std::int64_t>(r.m_.size()) - 1;
   double tot = 0.0;
   for (double v : r.m_) tot += v;
@@ -1265,8 +1266,8 @@ double composed_pld::slack(std::size_t j) const {
 }
 
 double composed_pld::delta_upper(double eps) const {
-  // Beyond the composed support only the mass at +inf remains (1e-12
-  // relative margin for its rounding; a tolerance for ties at the top).
+  // Beyond the composed support only the mass at +inf remains (with its
+  // rounding margins; a tolerance for ties at the top).
   const double top = offset_ + static_cast<double>(top_index_) * h_;
   if (eps >= top + 1e-9 * std::max(1.0, std::fabs(top))) return std::min(1.0, m_inf_upper());
   const std::size_t j = first_above(eps);

@@ -114,8 +114,9 @@ class composed_pld {
   /// An exact lattice law (no discretization, no FFT): masses m_k of the
   /// integrating measure at lambda = offset + (k0 + k) h, mass m_inf at +inf.
   /// Used for closed forms whose loss lives on a lattice (k-fold f_{eps,0}).
+  /// m_inf_rel: a relative bound on m_inf's rounding (0: exact).
   static composed_pld from_lattice(double h, double offset, std::int64_t k0, std::vector<double> m,
-                                   double m_inf);
+                                   double m_inf, double m_inf_rel);
   /// delta(eps) = m_inf + sum_k m_k (1 - e^{eps - lambda_k})_+ as computed.
   double delta_raw(double eps) const;
   /// Upper / lower bounds on the delta(eps) of the exactly composed
@@ -141,10 +142,11 @@ class composed_pld {
   double lo_loss() const { return lo(); }
   double hi() const { return offset_ + static_cast<double>(k0_ + static_cast<std::int64_t>(m_.size()) - 1) * h_; }
   double m_inf() const { return m_inf_; }
-  /// Bounds on the true mass at +inf: m_inf() with the relative 1e-12 margin
-  /// for the product's rounding and the folded masses' error (m_inf_err_).
-  double m_inf_upper() const { return m_inf_ * (1 + 1e-12) + m_inf_err_; }
-  double m_inf_lower() const { return std::max(0.0, m_inf_ * (1 - 1e-12) - m_inf_err_); }
+  /// Bounds on the true mass at +inf: m_inf() with the relative margin for
+  /// the product's rounding (m_inf_rel_) and the folded masses' error
+  /// (m_inf_err_).
+  double m_inf_upper() const { return m_inf_ * (1 + m_inf_rel_) + m_inf_err_; }
+  double m_inf_lower() const { return std::max(0.0, m_inf_ * (1 - m_inf_rel_) - m_inf_err_); }
   /// The top of the composed support (the window may end below it).
   double support_top() const { return offset_ + static_cast<double>(top_index_) * h_; }
   std::size_t size() const { return m_.size(); }
@@ -168,6 +170,7 @@ class composed_pld {
   std::vector<double> m_;
   std::vector<double> sm_, se_;  // suffix sums of m and m e^{-lambda}
   double m_inf_ = 0;
+  double m_inf_rel_ = 1e-12;  // compose_grid's blanket margin; a lattice states its own
   double m_inf_err_ = 0;  // sum of n_i x the terms' folded-mass errors (d m_inf / d I_i <= n_i)
   double tail_lo_ = 0, tail_hi_ = 0;  // window tail masses (Chernoff)
   double fft_l2_ = 0;                 // bound on the 2-norm of the FFT error
