@@ -1465,6 +1465,14 @@ TEST(ComposeQueries, DeltaAtThePlateauHasAFiniteEpsilon) {
   const interval d = compose(specs_of("epsdelta:eps=1,delta=1e-5")).delta(1.0);
   EXPECT_EQ(d.lower, 1e-5);
   EXPECT_EQ(d.upper, 1e-5);
+  // the PLD engine too: one application of a full measure with mass at +inf
+  // keeps that mass exactly (no blanket margin)
+  compose_options o;
+  o.method = compose_method::pld;
+  const interval ep = compose(specs_of("epsdelta:eps=1,delta=1e-5"), o).epsilon(1e-5);
+  EXPECT_LE(ep.lower, 1.0);
+  EXPECT_GE(ep.upper, 1.0);
+  EXPECT_LT(ep.upper, 1.0 + 1e-6);
   // f_{1,1e-5} (x) f_{1,0}: delta(eps) = 1e-5 exactly from eps = 2 (the
   // largest finite loss) on
   const interval e2 = compose(specs_of("epsdelta:eps=1,delta=1e-5 epsdelta:eps=1")).epsilon(1e-5);

@@ -838,9 +838,13 @@ composed_pld compose_grid(const std::vector<const grid_pmf*>& pmfs,
   // m_inf above the truth by n ulps, too much for a lower bound). Only the
   // others use T = min(1, fin + I) as computed.
   {
-    double lg = 0.0, lt = 0.0;
+    double lg = 0.0, lt = 0.0, one = 0.0;
+    std::int64_t inf_apps = 0;
+    bool all_full = true;
     for (const auto& t : ts) {
       const double nn = static_cast<double>(t.n);
+      if (t.inf > 0) inf_apps += t.n, one = t.inf;
+      all_full = all_full && t.full;
       if (t.full) {
         if (t.inf > 0) lg += nn * std::log1p(-std::min(1.0, t.inf));
         continue;
@@ -852,6 +856,13 @@ composed_pld compose_grid(const std::vector<const grid_pmf*>& pmfs,
     r.m_inf_ = std::max(0.0, -std::exp(lt) * std::expm1(lg));
     // the folded masses' errors: m_inf moves by at most n_i per unit of I_i
     for (const auto& t : ts) r.m_inf_err_ += static_cast<double>(t.n) * t.inf_err;
+    // One application of a full measure with mass at +inf, the others with
+    // none: that mass itself, exactly when nothing was folded into it (an
+    // f_{1,1e-5} at delta = 1e-5 read epsilon [1, inf] under the margin).
+    if (inf_apps == 1 && all_full) {
+      r.m_inf_ = one;
+      if (r.m_inf_err_ == 0) r.m_inf_rel_ = 0.0;
+    }
   }
   // Chernoff data: composed log-MGF (of the finite part) at the tilts
   // t = +-c 2^{j-20}, j = 1..28, and of the error vectors. Any tilt gives a
