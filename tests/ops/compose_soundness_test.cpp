@@ -1454,6 +1454,41 @@ TEST(ComposeQueries, GdpSummaryUpperEnds) {
   EXPECT_GE(x.lower, 0.5);
 }
 
+// Small deltas compose the grids a second time under an exponential tilt.
+// The FFT holds the tilted measure, whose mass can reach far above the
+// untilted window (a subsampled Gaussian's tilted terms sit at their tail
+// cut); wrapped around and untilted it made the optimistic delta 50x too
+// large: sigma=1, q=0.01, 1000-fold read epsilon [3.177, 2.699] at 1e-8
+// (truth ~2.698), and delta(2.7) [4.7e-7, 1.0e-8]. Each bracket must be
+// ordered and overlap the untilted composition's certified bracket (the same
+// grids' plain FFT, tuned at 1e-5), and at 1e-8 be tight.
+TEST(ComposeQueries, TiltedCompositionsOfHeavyTailsBracketTheTruth) {
+  struct row { const char* spec; double delta; };
+  for (const row& r : {row{"subsampled-gaussian:sigma=1,q=0.01,times=1000", 1e-8},
+                       row{"subsampled-gaussian:sigma=1,q=0.003,times=100", 1e-9},
+                       row{"subsampled-gaussian:sigma=0.8,q=0.05,times=100", 1e-10},
+                       row{"subsampled-gaussian:sigma=1.5,q=0.01,times=1000", 1e-9}}) {
+    SCOPED_TRACE(std::string(r.spec) + " at " + std::to_string(r.delta));
+    compose_options tilted;
+    tilted.method = compose_method::pld;
+    tilted.delta_hint = r.delta;
+    compose_options plain = tilted;
+    plain.delta_hint = 1e-5;  // (no tilt: tuned above 1e-7)
+    const composition ct = compose(specs_of(r.spec), tilted), cp = compose(specs_of(r.spec), plain);
+    const interval et = ct.epsilon(r.delta), ep = cp.epsilon(r.delta);
+    EXPECT_LE(et.lower, et.upper);
+    EXPECT_LE(et.lower, ep.upper);
+    EXPECT_LE(ep.lower, et.upper);
+    EXPECT_LT(et.upper - et.lower, 0.01 * et.upper);
+    for (double e : {0.5 * et.lower, et.lower, et.upper, 1.3 * et.upper}) {
+      const interval dt = ct.delta(e), dp = cp.delta(e);
+      EXPECT_LE(dt.lower, dt.upper) << e;
+      EXPECT_LE(dt.lower, dp.upper) << e;
+      EXPECT_LE(dp.lower, dt.upper) << e;
+    }
+  }
+}
+
 // A delta equal to the mass at +inf (the plateau of the profile): f_{1,1e-5}
 // at delta = 1e-5 has epsilon exactly 1 (delta(eps) = 1e-5 for eps >= 1).
 // The lattice's blanket 1e-12 margin on that mass made the upper end inf.

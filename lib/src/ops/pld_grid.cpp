@@ -925,8 +925,80 @@ composed_pld compose_grid(const std::vector<const grid_pmf*>& pmfs,
     if (shifts && t > 0) ek = std::min(ek, acc.log_shift());
     r.err_k_.push_back(ek);
   }
+  // Exponential tilt (see compose_grid in pld_grid.hpp). Tilting is exact
+  // algebra: the convolution of x_i e^{theta lambda - c_i} is the
+  // convolution of x_i times e^{theta Lambda - sum n_i c_i}, whatever the
+  // constants c_i (chosen so that each tilted vector sums to about 1).
+  double theta = 0.0, ktot = 0.0, rho_in = 0.0, nterms = 0.0;
+  std::vector<double> tilt_t = r.cher_t_, tilt_k = r.cher_k_;  // for the tilted measure's tails
+  if (tilt_delta > 0) {
+    const double ld = std::log(tilt_delta);
+    double best = kInf;
+    for (std::size_t i = 0; i < r.cher_t_.size(); ++i) {
+      const double t = r.cher_t_[i], k = r.cher_k_[i];
+      if (t <= 0 || !std::isfinite(k)) continue;
+      const double y = (k - ld) / t;
+      if (y < best) best = y, theta = t;
+    }
+    if (theta > 0) {
+      // the composed log-MGF at tilts near theta too (the fixed ones are
+      // powers of 2 apart: 2 theta is too far for a useful tilted tail)
+      std::vector<double> extra;
+      for (int j = 1; j <= 6; ++j) {
+        extra.push_back(theta * (1.0 + std::ldexp(1.0, -j)));
+        extra.push_back(theta * (1.0 - std::ldexp(1.0, -j)));
+      }
+      std::vector<double> ke(extra.size(), 0.0), one;
+      for (const auto& t : ts) {
+        detail::tilted_log_mgfs(t.x, t.off, h, t.k0, extra, one);
+        for (std::size_t j = 0; j < extra.size(); ++j) ke[j] += static_cast<double>(t.n) * one[j];
+      }
+      tilt_t.insert(tilt_t.end(), extra.begin(), extra.end());
+      tilt_k.insert(tilt_k.end(), ke.begin(), ke.end());
+      for (auto& t : ts) {
+        const std::size_t n = t.x.size();
+        const double top = t.off + static_cast<double>(t.k0 + static_cast<std::int64_t>(n) - 1) * h;
+        double acc = 0.0;
+        for (std::size_t k = 0; k < n; ++k)
+          acc += std::max(0.0, t.x[k]) * std::exp(theta * (t.off + static_cast<double>(t.k0 + static_cast<std::int64_t>(k)) * h - top));
+        const double la = acc > 0 ? std::log(acc) : 0.0;
+        const double c = theta * top + la;
+        double s2 = 0.0;
+        for (std::size_t k = 0; k < n; ++k) {
+          const double lk = t.off + static_cast<double>(t.k0 + static_cast<std::int64_t>(k)) * h;
+          t.x[k] *= std::exp(theta * (lk - top) - la);
+          s2 += t.x[k] * t.x[k];
+        }
+        t.l2 = std::sqrt(s2);
+        ktot += static_cast<double>(t.n) * c;
+        nterms += static_cast<double>(t.n);
+        // relative rounding of each tilted mass (its exponent's argument and exp)
+        const double lmax_abs = std::max(std::fabs(t.off + static_cast<double>(t.k0) * h), std::fabs(top));
+        rho_in = std::max(rho_in, 4 * kU * (theta * (lmax_abs + std::fabs(top)) + std::fabs(la) + 3.0));
+      }
+    }
+  }
+  // The tilted measure m_k e^{theta lambda_k - ktot} is what the FFT holds:
+  // its mass outside the window wraps around (circular convolution) and is
+  // multiplied by the untilt factor where it lands, so the window must hold
+  // it too, and what is left outside counts as FFT error (added to fft_l2_
+  // with the tilt's rounding below).
+  // Chernoff in the tilted measure at t' != theta: its mass above y is at
+  // most e^{K(t') - ktot - (t' - theta) y} for t' > theta, below y for t' <
+  // theta. (Without this, subsampled-gaussian:sigma=1,q=0.01,times=1000 at
+  // delta 1e-8 read epsilon [3.177, 2.699]: tilted mass above the untilted
+  // window, wrapped and untilted, made the optimistic delta 50x too large.)
+  auto tilted_tail = [&](double y, bool above) {
+    double b = 1.0;
+    for (std::size_t i = 0; i < tilt_t.size(); ++i) {
+      const double t = tilt_t[i], k = tilt_k[i];
+      if (!std::isfinite(k) || (above ? !(t > theta) : !(t < theta))) continue;
+      b = std::min(b, std::exp(std::min(0.0, k - ktot - (t - theta) * y)));
+    }
+    return b;
+  };
   const double lt = std::log(tail);
-  double y_hi = lmax, y_lo = lmin;
+  double y_hi = lmax, y_lo = lmin, y_hi_t = lmax, y_lo_t = lmin;
   for (std::size_t i = 0; i < r.cher_t_.size(); ++i) {
     const double t = r.cher_t_[i], k = r.cher_k_[i];
     if (!std::isfinite(k)) continue;
@@ -934,10 +1006,25 @@ composed_pld compose_grid(const std::vector<const grid_pmf*>& pmfs,
     if (t > 0) y_hi = std::min(y_hi, y);
     else y_lo = std::max(y_lo, y);
   }
+  if (theta > 0) {
+    for (std::size_t i = 0; i < tilt_t.size(); ++i) {
+      const double t = tilt_t[i], k = tilt_k[i];
+      if (!std::isfinite(k) || t == theta) continue;
+      const double y = (k - ktot - lt) / (t - theta);
+      if (t > theta) y_hi_t = std::min(y_hi_t, y);
+      else y_lo_t = std::max(y_lo_t, y);
+    }
+    // (within the grid limit: beyond it the untilted window stays, and the
+    // tilted mass outside it is all error; the plain composition's bounds
+    // stand beside the tilted one's)
+    const double lim = static_cast<double>(max_points > 0 ? std::min(max_points, kMaxGrid) : kMaxGrid);
+    const double hi_t = std::max(y_hi, std::min(y_hi_t, lmax)), lo_t = std::min(y_lo, std::max(y_lo_t, lmin));
+    if ((hi_t - lo_t) / h + 4.0 <= lim / 1.5) y_hi = hi_t, y_lo = lo_t;  // (good_size rounds up by < 1.5)
+  }
   if (std::getenv("FDP_TRACE")) {
     for (std::size_t i = 0; i < r.cher_t_.size(); ++i)
       std::fprintf(stderr, "t=%g K=%g y=%g\n", r.cher_t_[i], r.cher_k_[i], (r.cher_k_[i] - lt) / r.cher_t_[i]);
-    std::fprintf(stderr, "y_lo=%g y_hi=%g lmin=%g lmax=%g\n", y_lo, y_hi, lmin, lmax);
+    std::fprintf(stderr, "y_lo=%g y_hi=%g lmin=%g lmax=%g (tilt %g: y_lo_t=%g y_hi_t=%g)\n", y_lo, y_hi, lmin, lmax, theta, y_lo_t, y_hi_t);
   }
   // Crossed bounds: the finite part's mass above y_hi and below y_lo is at
   // most `tail` each, so with y_hi < y_lo it is at most 2 tail in all (its
@@ -989,44 +1076,6 @@ composed_pld compose_grid(const std::vector<const grid_pmf*>& pmfs,
     in = fftw_alloc_real(nn);
     out = fftw_alloc_complex(nc);
     plans = plans_for(N);
-  }
-  // Exponential tilt (see compose_grid in pld_grid.hpp). Tilting is exact
-  // algebra: the convolution of x_i e^{theta lambda - c_i} is the
-  // convolution of x_i times e^{theta Lambda - sum n_i c_i}, whatever the
-  // constants c_i (chosen so that each tilted vector sums to about 1).
-  double theta = 0.0, ktot = 0.0, rho_in = 0.0, nterms = 0.0;
-  if (tilt_delta > 0) {
-    const double ld = std::log(tilt_delta);
-    double best = kInf;
-    for (std::size_t i = 0; i < r.cher_t_.size(); ++i) {
-      const double t = r.cher_t_[i], k = r.cher_k_[i];
-      if (t <= 0 || !std::isfinite(k)) continue;
-      const double y = (k - ld) / t;
-      if (y < best) best = y, theta = t;
-    }
-    if (theta > 0) {
-      for (auto& t : ts) {
-        const std::size_t n = t.x.size();
-        const double top = t.off + static_cast<double>(t.k0 + static_cast<std::int64_t>(n) - 1) * h;
-        double acc = 0.0;
-        for (std::size_t k = 0; k < n; ++k)
-          acc += std::max(0.0, t.x[k]) * std::exp(theta * (t.off + static_cast<double>(t.k0 + static_cast<std::int64_t>(k)) * h - top));
-        const double la = acc > 0 ? std::log(acc) : 0.0;
-        const double c = theta * top + la;
-        double s2 = 0.0;
-        for (std::size_t k = 0; k < n; ++k) {
-          const double lk = t.off + static_cast<double>(t.k0 + static_cast<std::int64_t>(k)) * h;
-          t.x[k] *= std::exp(theta * (lk - top) - la);
-          s2 += t.x[k] * t.x[k];
-        }
-        t.l2 = std::sqrt(s2);
-        ktot += static_cast<double>(t.n) * c;
-        nterms += static_cast<double>(t.n);
-        // relative rounding of each tilted mass (its exponent's argument and exp)
-        const double lmax_abs = std::max(std::fabs(t.off + static_cast<double>(t.k0) * h), std::fabs(top));
-        rho_in = std::max(rho_in, 4 * kU * (theta * (lmax_abs + std::fabs(top)) + std::fabs(la) + 3.0));
-      }
-    }
   }
   const double gamma = 10.0 * kU * std::log2(static_cast<double>(N));
   double pow_terms = 0.0;
@@ -1130,6 +1179,10 @@ composed_pld compose_grid(const std::vector<const grid_pmf*>& pmfs,
     const double lam = std::max(std::fabs(off + static_cast<double>(klo) * h), std::fabs(off + static_cast<double>(khi) * h));
     const double rho_out = 4 * kU * (std::fabs(ktot) + theta * lam + 3.0);
     r.fft_l2_ += (std::expm1(nterms * std::log1p(rho_in)) + rho_out) * zn;
+    // the tilted measure's mass outside the window, aliased into it: an error
+    // vector of 1-norm (so 2-norm) at most that mass
+    const double ytop_w = off + static_cast<double>(khi) * h, ybot_w = off + static_cast<double>(klo) * h;
+    r.fft_l2_ += (khi < top ? tilted_tail(ytop_w, true) : 0.0) + (klo > base ? tilted_tail(ybot_w, false) : 0.0);
     // Untilt. Far below the tilt's quantile the factor e^{ktot - theta
     // lambda} makes the FFT error of a mass exceed 1: those masses are noise,
     // set to 0, and every bound that would sum them is declared vacuous
@@ -1291,7 +1344,7 @@ double composed_pld::delta_upper(double eps) const {
 double composed_pld::delta_lower(double eps) const {
   const std::size_t j = first_above(eps);
   const double fin = delta_raw(eps) - m_inf_ - slack(j) - tail_lo_ - tail_hi_ - mass_error_above(eps);
-  return std::max(0.0, m_inf_lower() + std::max(0.0, fin));
+  return std::min(1.0, std::max(0.0, m_inf_lower() + std::max(0.0, fin)));  // (a delta is at most 1)
 }
 
 // The polygon of the computed (raw) masses: the test rejecting losses >= lambda_j
