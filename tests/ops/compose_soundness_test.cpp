@@ -1489,6 +1489,37 @@ TEST(ComposeQueries, TiltedCompositionsOfHeavyTailsBracketTheTruth) {
   }
 }
 
+// The exact k-fold of f_{eps,0} (a binomial lattice) at small delta. Its
+// masses' rounding is relative to them; as an absolute 1e-13 of the total,
+// 'epsdelta:eps=0.1,times=100 --delta 1e-14' read [7.153, 10.0] (truth
+// 7.39076, the PLD engine [7.3907605, 7.3907606]). Truth here: Kairouz, Oh &
+// Viswanath's sum in long double, delta(e) = sum_l C(k,l) (e^{(k-l)e0} -
+// e^{e + l e0})_+ / (1 + e^{e0})^k.
+TEST(ComposeQueries, ExactKFoldIsTightAtSmallDelta) {
+  const int k = 100;
+  const long double e0 = 0.1L;
+  auto truth = [&](long double e) {
+    long double d = 0.0L;
+    for (int l = 0; l <= k; ++l) {
+      const long double lc = std::lgamma(static_cast<long double>(k + 1)) - std::lgamma(static_cast<long double>(l + 1)) -
+                             std::lgamma(static_cast<long double>(k - l + 1)) - k * std::log1p(std::exp(e0));
+      const long double a = (k - l) * e0, b = e + l * e0;
+      if (a > b) d += std::exp(lc + a) * -std::expm1(b - a);
+    }
+    return d;
+  };
+  const composition c = compose(specs_of("epsdelta:eps=0.1,times=100"));
+  for (double target : {1e-3, 1e-8, 1e-12, 1e-14, 1e-18}) {
+    const interval e = c.epsilon(target);
+    EXPECT_LE(e.upper - e.lower, 1e-9 * e.upper) << target;
+    EXPECT_GE(truth(e.lower), target * (1 - 1e-9)) << target;
+    EXPECT_LE(truth(e.upper), target * (1 + 1e-9)) << target;
+    const interval d = c.delta(e.upper);
+    EXPECT_LE(d.lower, truth(e.upper) * (1 + 1e-9)) << target;
+    EXPECT_GE(d.upper, truth(e.upper) * (1 - 1e-9)) << target;
+  }
+}
+
 // A delta equal to the mass at +inf (the plateau of the profile): f_{1,1e-5}
 // at delta = 1e-5 has epsilon exactly 1 (delta(eps) = 1e-5 for eps >= 1).
 // The lattice's blanket 1e-12 margin on that mass made the upper end inf.
