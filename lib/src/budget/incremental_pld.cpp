@@ -346,9 +346,9 @@ struct incremental_pld::view {
     while (j < m.size() && loss(j) <= eps) ++j;
     return j;
   }
-  double delta_raw(double eps, std::size_t j) const {
-    if (j >= m.size()) return m_inf;
-    return m_inf + sm[j] - std::exp(eps - loss(j)) * se[j];
+  double fin_raw(double eps, std::size_t j) const {
+    if (j >= m.size()) return 0.0;
+    return sm[j] - std::exp(eps - loss(j)) * se[j];
   }
   double slack(std::size_t j) const {
     return fft_l2 * std::sqrt(static_cast<double>(m.size() - std::min(j, m.size())));
@@ -375,15 +375,14 @@ struct incremental_pld::view {
     const double mi = m_inf * (1 + m_inf_rel) + m_inf_err;
     if (eps >= off + static_cast<double>(top) * h) return std::min(1.0, mi);
     const std::size_t j = first_above(eps);
-    double fin = std::max(0.0, delta_raw(eps, j) - m_inf) + slack(j) + tail_above(eps) +
-                 mass_error_above(eps);
+    double fin = std::max(0.0, fin_raw(eps, j)) + slack(j) + tail_above(eps) + mass_error_above(eps);
     if (j == 0) fin += tail_lo;
-    return std::min(1.0, mi + fin);
+    return std::min(1.0, detail::sum_up(mi, fin));
   }
   double lower(double eps) const {
     const std::size_t j = first_above(eps);
-    const double fin = delta_raw(eps, j) - m_inf - slack(j) - tail_lo - tail_hi - mass_error_above(eps);
-    return std::max(0.0, std::max(0.0, m_inf * (1 - m_inf_rel) - m_inf_err) + std::max(0.0, fin));
+    const double fin = fin_raw(eps, j) - slack(j) - tail_lo - tail_hi - mass_error_above(eps);
+    return std::min(1.0, detail::sum_down(std::max(0.0, m_inf * (1 - m_inf_rel) - m_inf_err), std::max(0.0, fin)));
   }
 };
 

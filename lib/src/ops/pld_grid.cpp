@@ -1219,6 +1219,21 @@ composed_pld compose_grid(const std::vector<const grid_pmf*>& pmfs,
 }
 
 // ------------------------------------------------------------------ queries
+namespace detail {
+// a + b for a, b >= 0, rounded up / down: the mass at +inf plus a finite
+// part far below its ulp (f_{0.012,1e-6} (x) f_{0.012,0}^80 at delta 1e-6:
+// 1e-6 + 1e-22 rounds to 1e-6, and the upper end of epsilon read 0.898
+// where the truth is 0.972) must not vanish in an upper bound.
+double sum_up(double a, double b) {
+  const double s = a + b;
+  return b > 0 ? std::nextafter(s, kInf) : s;
+}
+double sum_down(double a, double b) {
+  const double s = a + b;
+  return b > 0 && s > 0 ? std::nextafter(s, 0.0) : s;
+}
+}  // namespace detail
+
 composed_pld composed_pld::from_lattice(double h, double offset, std::int64_t k0,
                                         std::vector<double> m, double m_inf, double m_inf_rel) {
   composed_pld r;
@@ -1270,11 +1285,13 @@ std::size_t composed_pld::first_above(double eps) const {
   return j;
 }
 
-double composed_pld::delta_raw(double eps) const {
+double composed_pld::delta_raw(double eps) const { return m_inf_ + fin_raw(eps); }
+
+double composed_pld::fin_raw(double eps) const {
   const std::size_t j = first_above(eps);
-  if (j >= m_.size()) return m_inf_;
+  if (j >= m_.size()) return 0.0;
   const double lj = offset_ + static_cast<double>(k0_ + static_cast<std::int64_t>(j)) * h_;
-  return m_inf_ + sm_[j] - std::exp(eps - lj) * se_[j];
+  return sm_[j] - std::exp(eps - lj) * se_[j];
 }
 
 // The lower envelope of the lines k_i - t_i eps (t_i > 0, k_i finite): as eps
@@ -1341,16 +1358,15 @@ double composed_pld::delta_upper(double eps) const {
   const double top = offset_ + static_cast<double>(top_index_) * h_;
   if (eps >= top + 1e-9 * std::max(1.0, std::fabs(top))) return std::min(1.0, m_inf_upper());
   const std::size_t j = first_above(eps);
-  double fin = std::max(0.0, delta_raw(eps) - m_inf_) + slack(j) + tail_bound_above(eps) +
-               mass_error_above(eps);
+  double fin = std::max(0.0, fin_raw(eps)) + slack(j) + tail_bound_above(eps) + mass_error_above(eps);
   if (j == 0) fin += tail_lo_;
-  return std::min(1.0, m_inf_upper() + fin);
+  return std::min(1.0, detail::sum_up(m_inf_upper(), fin));
 }
 
 double composed_pld::delta_lower(double eps) const {
   const std::size_t j = first_above(eps);
-  const double fin = delta_raw(eps) - m_inf_ - slack(j) - tail_lo_ - tail_hi_ - mass_error_above(eps);
-  return std::min(1.0, std::max(0.0, m_inf_lower() + std::max(0.0, fin)));  // (a delta is at most 1)
+  const double fin = fin_raw(eps) - slack(j) - tail_lo_ - tail_hi_ - mass_error_above(eps);
+  return std::min(1.0, detail::sum_down(m_inf_lower(), std::max(0.0, fin)));  // (a delta is at most 1)
 }
 
 // The polygon of the computed (raw) masses: the test rejecting losses >= lambda_j

@@ -119,6 +119,9 @@ class composed_pld {
                                    double m_inf, double m_inf_rel);
   /// delta(eps) = m_inf + sum_k m_k (1 - e^{eps - lambda_k})_+ as computed.
   double delta_raw(double eps) const;
+  /// Its finite part, sum_k m_k (1 - e^{eps - lambda_k})_+, as computed (not
+  /// absorbed into m_inf's rounding).
+  double fin_raw(double eps) const;
   /// Upper / lower bounds on the delta(eps) of the exactly composed
   /// discretized laws (adds or subtracts the error terms). For a pessimistic
   /// composition the upper bound bounds the truth; for an optimistic one the
@@ -212,5 +215,12 @@ class composed_pld {
 composed_pld compose_grid(const std::vector<const grid_pmf*>& pmfs,
                           const std::vector<std::int64_t>& times, bool use_p, double tail,
                           double tilt_delta = 0.0, std::int64_t max_points = 0);
+
+namespace detail {
+/// a + b (a, b >= 0) rounded one ulp up / down when b > 0: a bound's finite
+/// part must not vanish in the rounding of the mass at +inf it is added to.
+double sum_up(double a, double b);
+double sum_down(double a, double b);
+}  // namespace detail
 
 }  // namespace fdp
