@@ -24,6 +24,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
+#include <fstream>
 #include <functional>
 #include <iostream>
 #include <limits>
@@ -1552,6 +1553,19 @@ TEST(ComposeQueries, DeltaAtThePlateauHasAFiniteEpsilon) {
   const interval e3 = compose(specs_of("epsdelta:eps=0.012,delta=1e-6 epsdelta:eps=0.012,times=80")).epsilon(1e-6);
   EXPECT_GE(e3.upper, 0.972 * (1 - 1e-12));
   EXPECT_LE(e3.lower, 0.972);
+  // a curve with atoms at +-log 2 (points (0,1), (1/3,1/3), (1,0)): delta = 0
+  // from eps = log 2 (its slope, as rounded) on. The top atom a rounding
+  // above the pessimistic grid's top point was folded into +inf (1e-15) and
+  // the upper end was inf.
+  const std::string csv = ::testing::TempDir() + "fdp_plateau_curve.csv";
+  {
+    std::ofstream f(csv);
+    f << "alpha,beta\n0,1\n0.3333333333333333,0.3333333333333333\n1,0\n";
+  }
+  const interval e4 = compose(specs_of("curve:file=" + csv)).epsilon(0.0);
+  EXPECT_LE(e4.lower, std::log(2.0) * (1 + 1e-12));
+  EXPECT_GE(e4.upper, std::log(2.0));
+  EXPECT_LT(e4.upper, 1.0);
   // two applications: no exactness claimed, the truth (1 - (1 - 1e-5)^2 at
   // eps >= 2) still inside
   const double two = -std::expm1(2.0 * std::log1p(-1e-5));

@@ -71,8 +71,18 @@ grid_pmf discretize_pessimistic(const loss_law& law, double h, double off, doubl
   grid_pmf r;
   r.h = h;
   r.offset = off;
-  const std::int64_t klo = static_cast<std::int64_t>(std::floor((lo - off) / h + 1e-9));
+  std::int64_t klo = static_cast<std::int64_t>(std::floor((lo - off) / h + 1e-9));
   std::int64_t khi = static_cast<std::int64_t>(std::ceil((hi - off) / h - 1e-9));
+  // The grid's ends reach the cuts (or the law's own ends) as computed: an
+  // end atom a rounding above the top grid point was folded into +inf (a
+  // curve with atoms at +-log 2 put 1e-15 there, and its epsilon at delta 0
+  // read [0.693, inf]).
+  {
+    const double top = std::min(hi, law.hi()), bot = std::max(lo, law.lo());
+    const auto Lk = [&](std::int64_t k) { return off + static_cast<double>(k) * h; };
+    if (std::isfinite(top)) while (Lk(khi) < top) ++khi;
+    if (std::isfinite(bot)) while (Lk(klo) > bot) --klo;
+  }
   if (khi < klo) khi = klo;
   r.k0 = klo;
   const std::size_t n = static_cast<std::size_t>(khi - klo + 1);
