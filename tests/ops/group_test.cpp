@@ -271,6 +271,30 @@ TEST(GroupBracket, ExactCompositionsStayExact) {
   EXPECT_EQ(b.lower, b.upper);
 }
 
+// An asymmetric curve answers for both orders of the neighbours, as compose
+// does: f >= f_{eps,delta} constrains f and f^-1 alike. For the curve (0,1),
+// (0.3,0.3), (0.5,0.1), (1,0) the slopes are -7/3, -1 and -1/5, so f^-1's
+// steepest is -5: epsilon at any small delta is log 5 (group --k 1 read
+// 0.847 = log(7/3), f's alone, and f_{0.847,1e-9} is not below f at a = 0.5).
+TEST(GroupBracket, AsymmetricCurvesAnswerForBothOrders) {
+  const std::string csv = ::testing::TempDir() + "fdp_group_asym.csv";
+  {
+    std::FILE* f = std::fopen(csv.c_str(), "w");
+    ASSERT_NE(f, nullptr);
+    std::fputs("alpha,beta\n0,1\n0.3,0.3\n0.5,0.1\n1,0\n", f);
+    std::fclose(f);
+  }
+  const tradeoff_bracket g = group(std::vector<spec>{parse_spec("curve:file=" + csv)}, 1);
+  EXPECT_NEAR(g.epsilon(1e-9).upper, std::log(5.0), 1e-8);  // (log 5 - 2e-9: delta falls to 1e-9 just below it)
+  EXPECT_NEAR(g.epsilon(1e-9).lower, std::log(5.0), 1e-8);
+  const composition c = compose({parse_spec("curve:file=" + csv)});
+  for (double e : {0.0, 0.5, 1.0, 1.5}) {
+    const interval dg = g.delta(e), dc = c.delta(e);
+    EXPECT_LE(dg.lower, dc.upper + 1e-12) << e;
+    EXPECT_LE(dc.lower, dg.upper + 1e-12) << e;
+  }
+}
+
 TEST(GdpSummary, ClosedFormsAndPolygons) {
   // f_{eps,0}: its one interior vertex (x, x), x = 1/(1+e^eps): mu = 2 Phi^{-1}(1 - x).
   for (double e : {0.1, 1.0, 3.0}) {

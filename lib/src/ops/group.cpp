@@ -445,7 +445,18 @@ tradeoff_bracket group(const std::vector<spec>& specs, std::int64_t k, const com
   check_k(k, "group");
   if (specs.empty()) throw std::invalid_argument("group(specs): at least one spec is required");
   if (specs.size() == 1 && specs[0].times == 1 && opt.method != compose_method::pld) {
-    if (auto f = single_tradeoff(specs[0])) return tradeoff_bracket::exact(group(*f, k));
+    if (auto f = single_tradeoff(specs[0])) {
+      tradeoff g = group(*f, k);
+      // An asymmetric curve is read as compose reads it (both orders of the
+      // neighbours: the worse of the two, min{g, g^-1}**): with g alone,
+      // 'group curve:file=... --k 1' read epsilon 0.847 at delta 1e-9 where
+      // compose (and f >= f_{eps,delta}, which constrains both orientations)
+      // gives log 5.
+      if (const curve* c = std::get_if<curve>(&g.get()); c && !is_symmetric(*c, 0.0)) {
+        g = tradeoff(symmetrize_hull(*c));
+      }
+      return tradeoff_bracket::exact(std::move(g));
+    }
   }
   return group(compose(specs, opt), k);
 }
