@@ -469,6 +469,19 @@ def test_tolerance_flag(fdp):
         check(e["lower"] > 0 and not wide and obj["numerics"]["tolerance_met"] is True,
               "%s: tolerance_met %r for bracket %r" % (what, obj["numerics"]["tolerance_met"], e))
 
+    # a delta asked for at an epsilon, far below the default tuning (1e-5):
+    # the grid is tuned again for it ([4.45e-10, 9.52e-10] before), and the
+    # bracket agrees with the epsilon bracket at that delta
+    obj, what = compose_json(fdp, "subsampled-gaussian:sigma=1,q=0.01,times=1000", "--eps", "3")
+    if obj is not None:
+        d = obj["delta"][0]
+        check(0 < d["lower"] <= d["upper"] and d["upper"] - d["lower"] <= 0.05 * d["upper"],
+              "%s: delta bracket %r" % (what, d))
+        obj2, what2 = compose_json(fdp, "subsampled-gaussian:sigma=1,q=0.01,times=1000", "--delta", repr(d["upper"]))
+        if obj2 is not None:
+            e = obj2["epsilon"][0]
+            check(e["lower"] <= 3.0 * (1 + 1e-12), "%s: epsilon %r at delta %r (delta(3) <= it)" % (what2, e, d["upper"]))
+
 
 def main():
     if len(sys.argv) != 2:
