@@ -119,6 +119,19 @@ TEST(Dpsgd, WithoutReplacementRoute) {
   p.neighbours = neighbour_relation::add_remove;
   const dpsgd_report pr = account_dpsgd(p);
   EXPECT_GE(w.epsilon.upper, pr.epsilon.lower);
+  // the GDP summary's upper end: C_p(G_{mu0}) >= G_{mu0} (DRS Thm 4.2) caps
+  // it at sqrt(T) mu0; with p = 1 the guarantee is exactly G_{sqrt(T) mu0}
+  // (it read [3.9988, inf] for G_4)
+  dpsgd_config g = c;
+  g.q = 1.0;
+  g.steps = 4;
+  g.sensitivity = 2.0;
+  g.gdp_summary = true;
+  const dpsgd_report gr = account_dpsgd(g);
+  EXPECT_LE(gr.mu.lower, 4.0);
+  EXPECT_LE(gr.mu.upper, 4.0 * (1 + 1e-12));
+  EXPECT_GE(gr.mu.upper, 4.0 * (1 - 1e-12));
+  EXPECT_GT(gr.mu.lower, 3.9);
 }
 
 TEST(Dpsgd, BadInput) {

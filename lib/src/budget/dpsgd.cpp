@@ -142,7 +142,12 @@ dpsgd_report account_dpsgd(const dpsgd_config& c) {
     r.epsilon = {std::min(eu.lower, el.upper), el.upper};
     if (c.gdp_summary) {
       const interval ml = lo.mu(), mu_up = up.mu();
-      r.mu = {std::min(mu_up.lower, ml.upper), ml.upper};
+      // C_p(G_{mu0}) >= G_{mu0} (DRS Thm 4.2), so the T-fold is >= G_{sqrt(T) mu0}:
+      // a certified upper end where the polygons give none (q = 1, 4 steps,
+      // sigma 1 read [3.9988, inf] for what is exactly G_4)
+      const double cap = std::sqrt(static_cast<double>(c.steps)) * mu0;
+      const double hi = std::min(ml.upper, cap);
+      r.mu = {std::min(mu_up.lower, hi), hi};
       r.has_mu = true;
     }
     r.route = "fixed-size sampling without replacement (fraction p), replace-one neighbours: "
