@@ -295,6 +295,32 @@ TEST(GroupBracket, AsymmetricCurvesAnswerForBothOrders) {
   }
 }
 
+// Group privacy of a PLD composition at small delta: its lower polygon's
+// 1 - beta near a = 0 (a delta of 1e-14) was rebuilt as 1 - (1 - delta), an
+// absolute 1e-16 of rounding, and the group's epsilon missed the truth:
+// G_1 grouped by 2 at 1e-14 read [16.396, 16.561], G_2 gives 16.891.
+TEST(GroupBracket, SmallDeltasOfNumericCompositionsContainTheTruth) {
+  compose_options pld;
+  pld.method = compose_method::pld;
+  for (const double delta : {1e-10, 1e-14}) {
+    pld.delta_hint = delta;
+    const tradeoff_bracket g = group(compose({parse_spec("gaussian:sigma=1")}, pld), 2);
+    const interval e = g.epsilon(delta);
+    const double truth = gdp_eps(2.0, delta);
+    EXPECT_LE(e.lower, truth) << delta;
+    EXPECT_GE(e.upper, truth) << delta;
+    const interval d = g.delta(truth);
+    EXPECT_LE(d.lower, delta * (1 + 1e-9)) << delta;
+    EXPECT_GE(d.upper, delta * (1 - 1e-9)) << delta;
+  }
+  // k = 1 of a mixture overlaps compose's own bracket (both certified)
+  pld.delta_hint = 1e-14;
+  const composition c = compose({parse_spec("gaussian:sigma=1"), parse_spec("epsdelta:eps=0.001")}, pld);
+  const interval ec = c.epsilon(1e-14), eg = group(c, 1).epsilon(1e-14);
+  EXPECT_LE(eg.lower, ec.upper);
+  EXPECT_LE(ec.lower, eg.upper);
+}
+
 TEST(GdpSummary, ClosedFormsAndPolygons) {
   // f_{eps,0}: its one interior vertex (x, x), x = 1/(1+e^eps): mu = 2 Phi^{-1}(1 - x).
   for (double e : {0.1, 1.0, 3.0}) {

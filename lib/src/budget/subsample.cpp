@@ -71,13 +71,13 @@ curve_bracket subsample(const tradeoff& f, double p, int points) {
     const double s = slope(f, a);
     if (!(s < 0)) continue;
     const double l = std::log(-s);
-    cs.push_back(1.0 - profile_delta(f, l));
+    cs.push_back(profile_delta(f, l));
     ss.push_back(-s);
   }
   // (No vertical tangent at alpha = 0: the polygon then starts below f(0), which
   // keeps it below f and puts the tiny missing mass at loss +inf instead of at
   // an enormous finite loss that would stretch the engine's grid.)
-  const curve lo = envelope_of_lines(cs, ss);
+  const curve lo = envelope_of_lines_delta(cs, ss);
   // Upper: chords through points of f.
   std::vector<curve::point> pts{{0.0, beta(f, 0.0)}, {1.0, 0.0}};
   // G_mu and the Laplace curve are positive on [0, 1): where beta underflows

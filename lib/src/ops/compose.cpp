@@ -1288,11 +1288,11 @@ namespace {
 // With stride > 1 only every stride-th eps (and the last) gives a line: the
 // polygon is still a valid lower bound, lower by O((stride h)^2).
 curve lower_polygon(const composed_pld& c, const std::optional<composed_pld>& tilted, std::size_t stride) {
-  std::vector<double> cs, ss;
+  std::vector<double> ds, ss;  // the lines' deltas and slopes
   auto line_at = [&](double e) {
     double d = c.delta_upper(e);
     if (tilted) d = std::min(d, tilted->delta_upper(e));
-    cs.push_back(1.0 - d);
+    ds.push_back(d);
     ss.push_back(std::exp(e));  // (beyond e = 709 the line is dropped: a slope of inf)
     return d;
   };
@@ -1319,7 +1319,7 @@ curve lower_polygon(const composed_pld& c, const std::optional<composed_pld>& ti
       if (line_at(e) <= c.m_inf_upper() + 1e-40 || e >= past) break;
     }
   }
-  return envelope_of_lines(cs, ss);
+  return envelope_of_lines_delta(ds, ss);
 }
 
 // The forward orientation's lower polygon from a pass's pessimistic grids
@@ -1466,13 +1466,23 @@ interval composition::mu_of_grids() const {
 namespace fdp {
 
 curve envelope_of_lines(std::vector<double> c, std::vector<double> s) {
-  // lines y = c - s a, plus y = 0 (s = 0); keep the upper envelope on [0, 1].
+  for (double& v : c) v = 1.0 - v;
+  return envelope_of_lines_delta(std::move(c), std::move(s));
+}
+
+curve envelope_of_lines_delta(std::vector<double> d, std::vector<double> s) {
+  // lines y = 1 - d - s a, plus y = 0 (d = 1, s = 0); keep the upper envelope
+  // on [0, 1]. Everything is done in d = 1 - intercept, and each vertex's
+  // 1 - beta = d + s a is computed from it: a polygon whose small 1 - beta
+  // (near a = 0) came from 1 - (1 - d) kept an absolute 1e-16 of rounding, 1%
+  // of a delta of 1e-14 (group of a PLD composition at delta 1e-14 read
+  // epsilon [16.40, 16.56] where G_2 gives 16.89).
   std::vector<std::size_t> idx;
-  idx.reserve(c.size());
-  for (std::size_t i = 0; i < c.size(); ++i)
-    if (std::isfinite(c[i]) && std::isfinite(s[i]) && s[i] > 0) idx.push_back(i);
+  idx.reserve(d.size());
+  for (std::size_t i = 0; i < d.size(); ++i)
+    if (std::isfinite(d[i]) && std::isfinite(s[i]) && s[i] > 0) idx.push_back(i);
   const auto steeper = [&](std::size_t a, std::size_t b) {
-    return s[a] > s[b] || (s[a] == s[b] && c[a] > c[b]);
+    return s[a] > s[b] || (s[a] == s[b] && d[a] < d[b]);
   };
   // (the grids' lines come in eps order, flattest first: reversed, they are
   // in slope order and only runs of equal slopes, short, need sorting; the
@@ -1491,53 +1501,89 @@ curve envelope_of_lines(std::vector<double> c, std::vector<double> s) {
       std::sort(idx.begin(), idx.end(), steeper);
     }
   }
-  std::vector<double> C, S;
-  C.reserve(idx.size() + 1);
+  std::vector<double> D, S;
+  D.reserve(idx.size() + 1);
   S.reserve(idx.size() + 1);
   for (std::size_t i : idx) {
     if (!S.empty() && S.back() == s[i]) continue;  // same slope, smaller intercept
-    C.push_back(c[i]);
+    D.push_back(d[i]);
     S.push_back(s[i]);
   }
-  C.push_back(0.0);
+  D.push_back(1.0);
   S.push_back(0.0);
   // convex hull trick: steepest first; line k is useless if line k+1 overtakes
-  // line k-1 before line k does.
-  std::vector<double> hc, hs;
-  auto cross = [](double c1, double s1, double c2, double s2) { return (c1 - c2) / (s1 - s2); };
-  for (std::size_t i = 0; i < C.size(); ++i) {
-    while (!hc.empty()) {
-      // drop lines that are below the new one on all of [0,1] ... handled by intersections
-      if (hc.size() >= 2) {
-        const std::size_t m = hc.size();
-        const double x1 = cross(hc[m - 2], hs[m - 2], hc[m - 1], hs[m - 1]);
-        const double x2 = cross(hc[m - 2], hs[m - 2], C[i], S[i]);
+  // line k-1 before line k does. Crossings from intercept differences, which
+  // are d differences: (c1 - c2) / (s1 - s2) = (d2 - d1) / (s1 - s2).
+  std::vector<double> hd, hs;
+  auto cross = [](double d1, double s1, double d2, double s2) { return (d2 - d1) / (s1 - s2); };
+  for (std::size_t i = 0; i < D.size(); ++i) {
+    while (!hd.empty()) {
+      if (hd.size() >= 2) {
+        const std::size_t m = hd.size();
+        const double x1 = cross(hd[m - 2], hs[m - 2], hd[m - 1], hs[m - 1]);
+        const double x2 = cross(hd[m - 2], hs[m - 2], D[i], S[i]);
         if (x2 <= x1) {
-          hc.pop_back();
+          hd.pop_back();
           hs.pop_back();
           continue;
         }
-      } else if (C[i] >= hc.back()) {
+      } else if (D[i] <= hd.back()) {
         // at a = 0 the new (flatter) line is at least as high: the old one never wins
-        hc.pop_back();
+        hd.pop_back();
         hs.pop_back();
         continue;
       }
       break;
     }
-    hc.push_back(C[i]);
+    hd.push_back(D[i]);
     hs.push_back(S[i]);
   }
-  std::vector<curve::point> pts;
-  pts.reserve(hc.size() + 2);
-  pts.push_back({0.0, std::clamp(hc.front(), 0.0, 1.0)});
-  for (std::size_t k = 0; k + 1 < hc.size(); ++k) {
-    const double x = cross(hc[k], hs[k], hc[k + 1], hs[k + 1]);
-    if (x > 0 && x < 1) pts.push_back({x, std::clamp(hc[k + 1] - hs[k + 1] * x, 0.0, 1.0 - x)});
+  std::vector<double> A{0.0}, B, C;
+  {
+    const double omb0 = std::clamp(hd.front(), 0.0, 1.0);
+    C.push_back(omb0);
+    B.push_back(1.0 - omb0);
   }
-  pts.push_back({1.0, 0.0});
-  for (auto& p : pts) p.beta = std::min(p.beta, 1.0 - p.alpha);
-  return curve::from_points(std::move(pts), curve::hull_policy::convexify);
+  for (std::size_t k = 0; k + 1 < hd.size(); ++k) {
+    const double x = cross(hd[k], hs[k], hd[k + 1], hs[k + 1]);
+    if (!(x > A.back() && x < 1)) continue;
+    // 1 - beta = d + s x and beta = (1 - d) - s x, each where it is small and
+    // accurate; beta <= 1 - x
+    const double omb = std::clamp(hd[k + 1] + hs[k + 1] * x, x, 1.0);
+    const double b = std::clamp((1.0 - hd[k + 1]) - hs[k + 1] * x, 0.0, 1.0 - x);
+    A.push_back(x);
+    B.push_back(b);
+    C.push_back(omb);
+  }
+  A.push_back(1.0);
+  B.push_back(0.0);
+  C.push_back(1.0);
+  // The clamp at 1 - a (a line flatter than -1 crosses the diagonal) leaves
+  // min(envelope, 1 - a), not convex: its lower convex hull (below it, so a
+  // lower bound stays one), taken on 1 - beta (concave, precise near a = 0).
+  std::vector<std::size_t> h;
+  for (std::size_t i = 0; i < A.size(); ++i) {
+    while (h.size() >= 2) {
+      const std::size_t i1 = h[h.size() - 2], i2 = h.back();
+      // i2 stays if it is above the chord i1 -> i (1 - beta is concave)
+      const double chord = C[i1] + (C[i] - C[i1]) * (A[i2] - A[i1]) / (A[i] - A[i1]);
+      if (C[i2] > chord) break;
+      h.pop_back();
+    }
+    h.push_back(i);
+  }
+  std::vector<double> HA, HB, HC;
+  for (std::size_t i : h) {
+    HA.push_back(A[i]);
+    HB.push_back(B[i]);
+    HC.push_back(C[i]);
+  }
+  // (rounding can leave beta or 1 - beta a hair out of order)
+  for (std::size_t i = 1; i < HA.size(); ++i) {
+    HB[i] = std::min(HB[i], HB[i - 1]);
+    HC[i] = std::max(HC[i], HC[i - 1]);
+  }
+  return curve::from_vertices(std::move(HA), std::move(HB), std::move(HC));
 }
 
 curve tradeoff_from_profile(const std::vector<std::pair<double, double>>& pairs, bool symmetric) {
@@ -1546,14 +1592,14 @@ curve tradeoff_from_profile(const std::vector<std::pair<double, double>>& pairs,
   for (const auto& [e, d] : pairs) {
     if (std::isnan(e) || !(e < 700 && e > -700)) detail::throw_domain("tradeoff_from_profile", "eps", e, "must be finite, |eps| < 700");
     detail::require_in(d, 0.0, 1.0, "tradeoff_from_profile", "delta");
-    c.push_back(1.0 - d);  // 1 - delta - e^eps a
+    c.push_back(d);  // 1 - delta - e^eps a
     s.push_back(std::exp(e));
-    if (symmetric) {        // e^-eps (1 - delta - a)
-      c.push_back(std::exp(-e) * (1.0 - d));
+    if (symmetric) {  // e^-eps (1 - delta - a): 1 - intercept = 1 - e^-eps + e^-eps delta
+      c.push_back(-std::expm1(-e) + std::exp(-e) * d);
       s.push_back(std::exp(-e));
     }
   }
-  return envelope_of_lines(c, s);
+  return envelope_of_lines_delta(c, s);
 }
 
 curve composition::lower_curve(int points) const {
@@ -1565,20 +1611,20 @@ curve composition::lower_curve(int points) const {
     // tangent lines of a smooth family at `points` slopes
     for (int i = 0; i < points; ++i) {
       const double e = -20.0 + 40.0 * i / (points - 1);
-      c.push_back(1.0 - profile_delta(*exact_, e));
+      c.push_back(profile_delta(*exact_, e));
       s.push_back(std::exp(e));
     }
-    return envelope_of_lines(c, s);
+    return envelope_of_lines_delta(c, s);
   }
   for (const composed_pld* p : {&*pess_, inv_pess_ ? &*inv_pess_ : nullptr}) {
     if (!p) continue;
     for (std::size_t j = 0; j < p->size(); ++j) {
       const double e = p->lo() + static_cast<double>(j) * p->h();
-      c.push_back(1.0 - delta_up(e));
+      c.push_back(delta_up(e));
       s.push_back(std::exp(e));
     }
   }
-  return envelope_of_lines(c, s);
+  return envelope_of_lines_delta(c, s);
 }
 
 curve composition::upper_curve(int points) const {

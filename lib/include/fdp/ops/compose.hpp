@@ -181,6 +181,10 @@ curve kfold_total_delta(double eps, double delta, std::int64_t k);
 /// The upper envelope max(0, max_j (c_j - s_j a)) on [0, 1] of lines with
 /// intercepts c_j and slopes -s_j (s_j > 0), as an exact polygon.
 curve envelope_of_lines(std::vector<double> c, std::vector<double> s);
+/// The same with the lines given by d_j = 1 - c_j (y = 1 - d_j - s_j a): the
+/// polygon's 1 - beta near a = 0 keeps the relative precision of small d_j
+/// (prefer it whenever the d_j, deltas, are at hand).
+curve envelope_of_lines_delta(std::vector<double> d, std::vector<double> s);
 
 /// The trade-off function of a privacy profile given at finitely many
 /// points: the weakest f that is (eps_i, delta_i)-DP for every pair,
