@@ -482,6 +482,15 @@ def test_tolerance_flag(fdp):
             e = obj2["epsilon"][0]
             check(e["lower"] <= 3.0 * (1 + 1e-12), "%s: epsilon %r at delta %r (delta(3) <= it)" % (what2, e, d["upper"]))
 
+    # a --delta below the mass at +inf (no finite epsilon) no longer takes
+    # the tuning from the other queries: the 1e-3 bracket was 7% wide
+    obj, what = compose_json(fdp, "laplace:b=5,times=3", "epsdelta:eps=0.3,delta=1e-7",
+                             "subsampled-laplace:b=2,q=0.02,times=10000", "--delta", "1e-3", "--delta", "1e-10")
+    if obj is not None:
+        e, z = obj["epsilon"][0], obj["epsilon"][1]
+        check(e["upper"] - e["lower"] <= obj["numerics"]["tolerance"] * e["upper"] and z["lower"] is None
+              and obj["numerics"]["tolerance_met"] is True, "%s: %r %r" % (what, obj["epsilon"], obj["numerics"]))
+
 
 def main():
     if len(sys.argv) != 2:

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cmath>
 #include <iostream>
+#include <limits>
 #include <optional>
 
 #include "compose_common.hpp"
@@ -29,11 +30,23 @@ int run_compose(const args& a) {
   // --eps 3' read [4.45e-10, 9.52e-10] on the grid tuned for 1e-5.
   if (!c.is_exact()) {
     double want = tuned.delta_hint;
+    // A --delta at or below the mass at +inf has no finite epsilon (lower end
+    // inf): tuning the grid for it serves nothing, so it is tuned for the
+    // smallest asked delta that has one ('laplace:b=5,times=3
+    // epsdelta:eps=0.3,delta=1e-7 subsampled-laplace:b=2,q=0.02,times=10000
+    // --delta 1e-3 --delta 1e-10' read [3.07, 3.29] at 1e-3 instead of
+    // [3.2796, 3.2840]).
+    if (std::isinf(c.epsilon(want).lower)) {
+      double next = std::numeric_limits<double>::infinity();
+      for (double d : deltas)
+        if (d > want && d < next && !std::isinf(c.epsilon(d).lower)) next = d;
+      if (std::isfinite(next)) want = next;
+    }
     for (double e : epss) {
       const interval d = c.delta(e);
       if (d.upper > 0 && d.upper < want && d.upper - d.lower > opts.tolerance * d.upper) want = d.upper;
     }
-    if (want < tuned.delta_hint) {
+    if (want != tuned.delta_hint) {
       tuned.delta_hint = std::max(1e-300, want);
       c = compose(specs, tuned);
     }
