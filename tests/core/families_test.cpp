@@ -362,6 +362,20 @@ TEST(FamiliesClosedForm, LaplaceProfile) {
   }
 }
 
+// f_{eps,0} where e^eps overflows a double (eps > 709.78) but e^eps a does
+// not (a subnormal): 1 - e^eps a, computed as 1 - e^{eps + log a}. e^eps * a
+// was inf and f_{720,0}(1e-313) read 0. Truth (mpmath, 50 digits, at the
+// doubles nearest 1e-313 and 1e-310, which are subnormal):
+// 1 - e^720 a = 0.507929906967080139..., 1 - e^710 a = 0.977660052338382957...
+TEST(FamiliesClosedForm, EpsDeltaBeyondTheExpRange) {
+  EXPECT_NEAR(beta(eps_delta(720.0, 0.0), 1e-313), 0.507929906967080139, 1e-12);
+  EXPECT_NEAR(beta(eps_delta(710.0, 0.0), 1e-310), 0.977660052338382957, 1e-12);
+  EXPECT_NEAR(one_minus_beta(eps_delta(720.0, 0.0), 1e-313), 1 - 0.507929906967080139, 1e-12);
+  EXPECT_EQ(beta(eps_delta(720.0, 0.0), 1e-300), std::exp(-720.0));  // (the branch e^-eps (1 - a))
+  // the second branch e^-eps (1 - a) is subnormal there, not 0
+  EXPECT_GT(beta(eps_delta(720.0, 0.0), 0.5), 0.0);
+}
+
 TEST(FamiliesClosedForm, EpsDeltaProfile) {
   // delta(eps) = max over the polygon's vertices (0, 1-d), (x*, x*), (1-d, 0),
   // (1, 0) of 1 - beta - e^eps alpha, x* = (1-d)/(1+e^eps0).

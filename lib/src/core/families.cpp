@@ -65,15 +65,24 @@ double slope(const gaussian& f, double a) {
 double profile_delta(const gaussian& f, double eps) { return gdp_delta(f.mu, eps); }
 
 // ---------------------------------------------------------------- eps_delta
+namespace {
+// e^eps a, also where e^eps alone overflows (eps > 709.78): at a subnormal a
+// f_{720,0}(1e-313) = 1 - e^720 1e-313 = 0.508 read 0 (inf a)
+double exp_times(double eps, double a) {
+  if (eps < 700.0 || !(a > 0)) return std::exp(eps) * a;
+  return std::exp(eps + std::log(a));
+}
+// x e^-eps (x / e^eps below 700, as before; e^-eps beyond, where e^eps is inf)
+double exp_divide(double x, double eps) { return eps < 700.0 ? x / std::exp(eps) : x * std::exp(-eps); }
+}  // namespace
+
 double beta(const eps_delta& f, double a) {
   detail::check_alpha(a, "beta(eps_delta)");
-  const double e = std::exp(f.eps);
-  return std::max({0.0, 1.0 - f.delta - e * a, (1.0 - f.delta - a) / e});
+  return std::max({0.0, 1.0 - f.delta - exp_times(f.eps, a), exp_divide(1.0 - f.delta - a, f.eps)});
 }
 double one_minus_beta(const eps_delta& f, double a) {
   detail::check_alpha(a, "one_minus_beta(eps_delta)");
-  const double e = std::exp(f.eps);
-  return std::min({1.0, f.delta + e * a, 1.0 - (1.0 - f.delta - a) / e});
+  return std::min({1.0, f.delta + exp_times(f.eps, a), 1.0 - exp_divide(1.0 - f.delta - a, f.eps)});
 }
 double beta_inverse(const eps_delta& f, double y) {
   detail::check_alpha(y, "beta_inverse(eps_delta)", "y");
