@@ -42,11 +42,15 @@ inline golden_table load_golden(const std::string& name) {
   std::ifstream in(t.path);
   if (!in) throw std::runtime_error("cannot open golden table " + t.path);
   std::string line;
+  // (a field in double quotes may hold commas: the generators' method notes)
   auto split = [](const std::string& s) {
-    std::vector<std::string> out;
-    std::stringstream ss(s);
-    std::string item;
-    while (std::getline(ss, item, ',')) out.push_back(item);
+    std::vector<std::string> out(1);
+    bool quoted = false;
+    for (char ch : s) {
+      if (ch == '"') quoted = !quoted;
+      else if (ch == ',' && !quoted) out.emplace_back();
+      else out.back() += ch;
+    }
     return out;
   };
   while (std::getline(in, line)) {

@@ -219,7 +219,15 @@ class subsampled_laplace_impl final : public loss_law {
     }
     const double lo = std::max(a, lmin_), hi = std::min(b, lmax_);
     if (hi > lo) {
-      const double x1 = std::clamp(x_of(lo), 0.0, d_), x2 = std::clamp(x_of(hi), 0.0, d_);
+      // An interval reaching past an end of the loss range takes the
+      // continuous part from that end of (0, d) exactly: near lmin the loss
+      // is flat in x (dl/dx ~ q e^{(2x - d)/b}), so x_of(lmin) computed from
+      // the rounded lmin can land well inside (0, d) (d/b = 33, q = 0.01:
+      // x ~ 8e-5 = 0.0027 b), and the mass below it was in no interval at
+      // all: 0.13% of P went missing and the pessimistic grid under-stated
+      // delta. Intervals that partition the loss line now partition (0, d).
+      const double x1 = a <= lmin_ ? 0.0 : std::clamp(x_of(lo), 0.0, d_);
+      const double x2 = b >= lmax_ ? d_ : std::clamp(x_of(hi), 0.0, d_);
       if (x2 > x1) {
         const double w = -std::expm1(-(x2 - x1) / b_);
         const double pm = 0.5 * std::exp(-x1 / b_) * w;           // Lap(0,b) on (x1, x2)
