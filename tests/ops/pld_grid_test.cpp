@@ -16,6 +16,7 @@
 #include "fdp/core/curve.hpp"
 #include "fdp/core/error.hpp"
 #include "fdp/core/families.hpp"
+#include "fdp/ops/convert.hpp"
 #include "fdp/ops/loss_law.hpp"
 
 namespace fdp {
@@ -86,6 +87,50 @@ TEST(PldGrid, PessimisticConservesBothMasses) {
         const double l = g.loss(g.k0 + static_cast<std::int64_t>(i));
         EXPECT_NEAR(g.q[i] / (std::exp(l) * g.p[i]), 1.0, kRatioTol) << c.name << " atom " << i;
       }
+    }
+  }
+}
+
+// A law that misses mass between its intervals (the contract is broken:
+// LossLaw.IntervalMassesPartitionBothMeasures checks fdp's own laws) still
+// gets a pessimistic grid above the truth: the missing P-mass goes to loss
+// -inf, the missing Q-mass to +inf (the pessimistic completion).
+class leaky_law final : public loss_law {
+ public:
+  explicit leaky_law(std::shared_ptr<const loss_law> l) : l_(std::move(l)) {}
+  // the mass of (0.1, 0.3] vanishes from every interval that holds it
+  mass2 mass(double a, double b) const override {
+    mass2 m = l_->mass(a, b);
+    const double lo = std::max(a, 0.1), hi = std::min(b, 0.3);
+    if (hi > lo) {
+      const mass2 gone = l_->mass(lo, hi);
+      m.p -= gone.p, m.q -= gone.q;
+    }
+    return m;
+  }
+  double lo() const override { return l_->lo(); }
+  double hi() const override { return l_->hi(); }
+  std::vector<loss_atom> atoms() const override { return l_->atoms(); }
+  bool symmetric() const override { return l_->symmetric(); }
+  double scale() const override { return l_->scale(); }
+  std::string describe() const override { return "leaky " + l_->describe(); }
+
+ private:
+  std::shared_ptr<const loss_law> l_;
+};
+
+TEST(PldGrid, MassMissingFromALawGoesToTheInfiniteAtoms) {
+  const std::shared_ptr<const loss_law> good = make_law(tradeoff(laplace(1.0)));
+  const leaky_law bad(good);
+  const mass2 gone = good->mass(0.1, 0.3);
+  const grid_pmf g = discretize(bad, 0.05, offset_for(bad, 0.05), -1, 1, pld_side::pessimistic);
+  EXPECT_GE(g.p_neg_inf, gone.p * (1 - 1e-12));
+  EXPECT_GE(g.q_pos_inf, gone.q * (1 - 1e-12));
+  for (bool use_p : {false, true}) {
+    const composed_pld c = compose_grid({&g}, {1}, use_p, 1e-30);
+    for (double eps : {-1.0, 0.0, 0.3, 0.5, 0.9}) {
+      const double truth = profile_delta(tradeoff(laplace(1.0)), eps);
+      EXPECT_GE(c.delta_upper(eps), truth * (1 - 1e-12)) << "eps " << eps << " use_p " << use_p;
     }
   }
 }
