@@ -20,6 +20,9 @@ Checks
     the mass at +inf of f_{eps,delta} (delta = 1e-13) is kept exactly enough.
   * bad specs, bad numbers, unknown options, a missing curve file, no spec:
     exit 2, nothing on stdout, exactly one line on stderr.
+  * --max-memory: bad sizes exit 2; a coarsened grid says so and still
+    contains the mpmath truth; a composition no window fits gets Chernoff
+    upper ends (numerics.grid_limit).
 """
 
 import csv
@@ -492,13 +495,42 @@ def test_tolerance_flag(fdp):
               and obj["numerics"]["tolerance_met"] is True, "%s: %r %r" % (what, obj["epsilon"], obj["numerics"]))
 
 
+def test_memory_ceiling(fdp):
+    # --max-memory: sizes with K/M/G/T suffixes, 0 for none; anything else exit 2
+    for cmd in ("compose", "curve", "group"):
+        extra = ["--k", "2"] if cmd == "group" else []
+        for bad in ("abc", "3", "1Q", "-1G", "2T"):
+            expect_usage_error(fdp, [cmd, "gdp:mu=1", "--max-memory", bad] + extra, "max-memory")
+    # a grid that would not fit is made coarser, says so, and stays certified
+    # (G_1e-6 (x) G_1 is G_sqrt(1 + 1e-12): mpmath below)
+    code, out, err = run(fdp, "compose", "gdp:mu=1e-6", "gdp:mu=1", "--method", "pld", "--max-memory", "64M")
+    check(code == 0 and "coarser to fit the memory ceiling (--max-memory 64M)" in out,
+          "coarsened grid note (%d, %r, %r)" % (code, out, err))
+    obj, what = compose_json(fdp, "gdp:mu=1e-6", "gdp:mu=1", "--method", "pld", "--max-memory", "64M",
+                             "--delta", "1e-5")
+    if obj is not None:
+        mu = mp.sqrt(1 + mpf("1e-12"))
+        # GDP epsilon at delta: the root of Phi(-e/mu + mu/2) - e^e Phi(-e/mu - mu/2) = delta
+        f = lambda e: mp.ncdf(-e / mu + mu / 2) - mp.exp(e) * mp.ncdf(-e / mu - mu / 2) - mpf("1e-5")
+        truth = float(mp.findroot(f, 4.4))
+        e = obj["epsilon"][0]
+        check(obj["numerics"]["grid_limit"] == "coarsened" and e["lower"] <= truth <= e["upper"],
+              "%s: %r around %r (%r)" % (what, e, truth, obj["numerics"]))
+    # no composed window fits at all: Chernoff upper ends, trivial lower ends
+    obj, what = compose_json(fdp, "gdp:mu=1,times=1000000000000", "--method", "pld")
+    if obj is not None:
+        e = obj["epsilon"][0]
+        check(obj["numerics"]["grid_limit"] == "chernoff_only" and e["lower"] == 0 and e["upper"] >= 5e11,
+              "%s: %r (%r)" % (what, e, obj["numerics"]))
+
+
 def main():
     if len(sys.argv) != 2:
         print(__doc__)
         return 2
     fdp = sys.argv[1]
     for t in (test_shape, test_closed_forms, test_golden_containment, test_curves, test_degenerate, test_errors,
-              test_tolerance_flag):
+              test_tolerance_flag, test_memory_ceiling):
         n0 = len(failures)
         t(fdp)
         print("%s: %s" % (t.__name__, "ok" if len(failures) == n0 else "%d failures" % (len(failures) - n0)))

@@ -146,6 +146,8 @@ int run_compose(const args& a) {
               (std::isfinite(eh.upper) && eh.upper - eh.lower <= opts.tolerance * std::max(eh.upper, 1e-3));
     g["tolerance"] = opts.tolerance;
     g["tolerance_met"] = tol_met;
+    g["grid_limit"] = grid_limit_name(c);
+    g["max_memory"] = opts.max_memory;
     out["numerics"] = g;
   }
   if (a.flag("json")) {
@@ -179,10 +181,12 @@ int run_compose(const args& a) {
   if (!c.is_exact()) {
     std::cout << "  (certified brackets; grid step " << fmt(c.grid_step(), 4) << ", " << c.grid_size()
               << " points, " << fmt(secs * 1e3, 3) << " ms)\n";
+    const std::string limit = grid_limit_note(c, opts);
     if (!tol_met)
       std::cout << "  note: the epsilon bracket at delta=" << fmt(tuned.delta_hint)
                 << " is wider than --tolerance " << fmt(opts.tolerance)
-                << " (the refinement stopped at its limits); it is still certified\n";
+                << (limit.empty() ? " (the refinement stopped at its limits)" : "") << "; it is still certified\n";
+    if (!limit.empty()) std::cout << "  note: " << limit << "\n";
   }
   return 0;
 }
@@ -204,6 +208,9 @@ FDP_REGISTER_COMMAND(command{
     "                  clt also prints the CLT approximation beside the certified\n"
     "                  bracket (it is an estimate, not a bound; JSON key \"clt\")\n"
     "  --tolerance T   target relative width of the epsilon bracket (default 0.003)\n"
+    "  --max-memory M  memory ceiling of the composition (default 2G; K, M, G, T\n"
+    "                  suffixes; 0: none): a coarser grid or Chernoff bounds\n"
+    "                  beyond it, still certified, with a note\n"
     "  --json          one JSON object on stdout\n\n"
     "examples:\n"
     "  fdp compose gdp:mu=1 --alpha 0.05 --json\n"
@@ -217,6 +224,7 @@ FDP_REGISTER_COMMAND(command{
      {"points", true, false, "curve points"},
      {"method", true, false, "auto|exact|pld|clt"},
      {"tolerance", true, false, "relative bracket width"},
+     {"max-memory", true, false, "memory ceiling"},
      {"json", false, false, "JSON output"}},
     run_compose});
 

@@ -19,7 +19,8 @@ FDP_REGISTER_COMMAND(command{
     "Prints CSV 'alpha,beta_lower,beta_upper' on stdout: the certified bracket of\n"
     "f(alpha) for the composition of the specs (equal columns for closed forms).\n"
     "alpha runs over N points (default 201): half uniform on [0,1], half\n"
-    "log-spaced from 1e-8 to 0.5.\n\n"
+    "log-spaced from 1e-8 to 0.5. --max-memory M caps the composition's memory\n"
+    "(default 2G; beyond it a coarser grid, still certified).\n\n"
     "examples:\n"
     "  fdp curve gdp:mu=1 > g1.csv\n"
     "  fdp curve epsdelta:eps=1,delta=0.1 --points 101\n"
@@ -27,6 +28,7 @@ FDP_REGISTER_COMMAND(command{
     {{"points", true, false, "number of alpha points"},
      {"method", true, false, "auto|exact|pld"},
      {"tolerance", true, false, "relative bracket width"},
+     {"max-memory", true, false, "memory ceiling (default 2G)"},
      {"delta", true, false, "delta used to tune the grid (default 1e-5)"}},
     run_curve});
 

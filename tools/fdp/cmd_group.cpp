@@ -107,6 +107,7 @@ FDP_REGISTER_COMMAND(command{
     "  --mu           also report the GDP summary (smallest mu with f >= G_mu)\n"
     "  --method M     as for compose: auto, exact, pld\n"
     "  --tolerance T  target relative width of the composition's epsilon bracket\n"
+    "  --max-memory M memory ceiling of the composition (default 2G; 0: none)\n"
     "  --json         one JSON object (method, k, epsilon, delta, beta, mu)\n"
     "With no query: epsilon at delta = 1e-5 and the GDP summary.\n\n"
     "examples:\n"
@@ -121,6 +122,7 @@ FDP_REGISTER_COMMAND(command{
      {"mu", false, false, "report the GDP summary"},
      {"method", true, false, "auto|exact|pld"},
      {"tolerance", true, false, "relative bracket width"},
+     {"max-memory", true, false, "memory ceiling (default 2G)"},
      {"json", false, false, "JSON output"}},
     run_group});
 

@@ -24,12 +24,56 @@ compose_options compose_options_from(const args& a) {
   else if (m == "pld" || m == "clt") o.method = m == "pld" ? compose_method::pld : compose_method::automatic;
   else throw usage_error("--method '" + m + "' must be one of auto, exact, pld, clt");
   o.tolerance = a.number_or("tolerance", o.tolerance, 0, 1, true, true);
+  if (a.has("max-memory")) o.max_memory = parse_memory(a.value("max-memory"), "--max-memory");
   // The grid is tuned for the smallest delta asked about.
   const auto deltas = a.numbers("delta", 0, 1);
   // (delta = 0 is answered from the loss support; it does not tune the grid)
   for (double d : deltas)
     if (d > 0) o.delta_hint = std::min(o.delta_hint, std::max(1e-300, d));
   return o;
+}
+
+std::size_t parse_memory(const std::string& text, const std::string& what) {
+  std::string digits = text;
+  double unit = 1.0;
+  if (!digits.empty()) {
+    const char u = static_cast<char>(std::toupper(static_cast<unsigned char>(digits.back())));
+    const double k = 1024.0;
+    if (u == 'K' || u == 'M' || u == 'G' || u == 'T') {
+      unit = u == 'K' ? k : u == 'M' ? k * k : u == 'G' ? k * k * k : k * k * k * k;
+      digits.pop_back();
+    }
+  }
+  const double v = parse_number(digits, what) * unit;
+  if (v != 0.0 && !(v >= 64.0 * 1024 * 1024 && v <= 1024.0 * 1024 * 1024 * 1024)) {
+    throw usage_error(what + " = " + text + " must be 0 (no ceiling) or in [64M, 1T]");
+  }
+  return static_cast<std::size_t>(v);
+}
+
+std::string grid_limit_note(const composition& c, const compose_options& o) {
+  const std::string ceiling = "the memory ceiling (--max-memory " + fmt(static_cast<double>(o.max_memory) / (1 << 20), 6) + "M)";
+  switch (c.grid_limited()) {
+    case composition::grid_limit::refinement_stopped:
+      return "a finer grid would pass " + ceiling + ": the brackets are the best certified so far";
+    case composition::grid_limit::coarsened:
+      return "the grid was made coarser to fit " + ceiling + ": certified, but wider than a finer grid's";
+    case composition::grid_limit::chernoff_only:
+      return "no composed grid fits " + ceiling + ": upper ends are Chernoff bounds from the terms' moment generating functions, lower ends are trivial";
+    case composition::grid_limit::none:
+      break;
+  }
+  return "";
+}
+
+std::string grid_limit_name(const composition& c) {
+  switch (c.grid_limited()) {
+    case composition::grid_limit::refinement_stopped: return "refinement_stopped";
+    case composition::grid_limit::coarsened: return "coarsened";
+    case composition::grid_limit::chernoff_only: return "chernoff_only";
+    case composition::grid_limit::none: break;
+  }
+  return "none";
 }
 
 std::vector<double> alpha_grid(int points) {

@@ -398,6 +398,35 @@ std::size_t capped_grid(std::size_t max_grid, std::size_t limit) {
   return max_grid > 0 ? std::min(max_grid, limit) : limit;
 }
 
+// The memory model behind compose_options::max_memory, measured on the
+// engine (peak RSS over grid size, both sides on two threads, tilted and
+// plain, both orientations): about 500 bytes per point of the composed
+// window and under 200 per point of the terms' discretized grids.
+constexpr double kBytesPerTermPoint = 192.0, kBytesPerWindowPoint = 512.0;
+
+// The terms' grid points allowed: half the memory ceiling, and max_grid.
+double term_points_limit(const compose_options& opt) {
+  double lim = opt.max_grid > 0 ? static_cast<double>(opt.max_grid) : kInf;
+  if (opt.max_memory > 0) lim = std::min(lim, 0.5 * static_cast<double>(opt.max_memory) / kBytesPerTermPoint);
+  return lim;
+}
+
+// The composed window's points allowed beside terms of `pts` points (0: no
+// limit but the engine's own).
+std::int64_t window_cap(const compose_options& opt, double pts) {
+  double lim = opt.max_grid > 0 ? static_cast<double>(opt.max_grid) : kInf;
+  if (opt.max_memory > 0) {
+    const double left = static_cast<double>(opt.max_memory) - kBytesPerTermPoint * pts;
+    lim = std::min(lim, std::max(64.0, left / kBytesPerWindowPoint));
+  }
+  return std::isfinite(lim) ? static_cast<std::int64_t>(lim) : 0;
+}
+
+bool fits_memory(const compose_options& opt, double pts, double window) {
+  const std::int64_t cap = window_cap(opt, pts);
+  return pts <= term_points_limit(opt) && (cap == 0 || window <= static_cast<double>(cap));
+}
+
 // The first grid step for terms given as (per-term spread, count) pairs.
 double auto_step_of(const std::vector<std::pair<double, double>>& scale_times) {
   double var = 0.0, cnt = 0.0;
@@ -725,7 +754,9 @@ composition compose_access::run(const std::vector<compose_term>& terms_in, const
   auto grid_h = [&](double target) {
     // The lowest atom sits on the grid (per-term offset) and span/h is an
     // integer, so the highest does too: both discretizations keep them exact.
-    if (span > 0) return span / std::ceil(span / target);
+    // (A step coarser than the span, for the memory ceiling, leaves the top
+    // atom off the grid: as certified, only looser.)
+    if (span > 0 && target <= span) return span / std::ceil(span / target);
     return target;
   };
   // Component tails beyond the cut go to the infinite atoms (pessimistic) or
@@ -751,15 +782,35 @@ composition compose_access::run(const std::vector<compose_term>& terms_in, const
   // composed with an exponential tilt at delta_hint (compose_grid), which
   // costs one more transform pass per orientation, not another discretization.
   const bool tilt = tune < 1e-7;
-  const std::int64_t cap = static_cast<std::int64_t>(opt.max_grid);
+  // The terms' grid points at step h (within the cuts and +-700).
+  auto term_points = [&](double h) {
+    double pts = 0.0;
+    for (std::size_t i = 0; i < terms.size(); ++i) {
+      const double a = std::max({terms[i].law->lo(), cuts[i].first, -700.0});
+      const double b = std::min({terms[i].law->hi(), cuts[i].second, 700.0});
+      if (b > a) pts += (b - a) / h;
+    }
+    return pts;
+  };
   double target = h0;
   std::size_t last_size = 0;
   double last_h = 0.0, last_width = kInf;
+  int coarsenings = 0;
+  bool coarsened = false, windowless = false;
   for (int ref = 0;; ++ref) {
     const double h = grid_h(target);
-    // Refinements stop at a grid of max_auto_grid points: the bracket of the
-    // previous pass stands (it is valid, only wider than asked for).
-    if (ref > 0 && static_cast<double>(last_size) * last_h / h > static_cast<double>(opt.max_auto_grid)) break;
+    // Refinements stop before a grid of max_auto_grid points or one past the
+    // memory ceiling: the bracket of the previous pass stands (it is valid,
+    // only wider than asked for).
+    if (ref > 0) {
+      const double next = static_cast<double>(last_size) * last_h / h;
+      if (next > static_cast<double>(opt.max_auto_grid)) break;
+      if (!fits_memory(opt, term_points(h), next)) {
+        if (r.grid_limit_ == composition::grid_limit::none) r.grid_limit_ = composition::grid_limit::refinement_stopped;
+        break;
+      }
+    }
+    const std::int64_t cap = window_cap(opt, term_points(h));
     std::vector<std::int64_t> times;
     for (const auto& t : terms) times.push_back(t.times);
     // the counts to compose the discretized grids with: the terms' own, and
@@ -821,8 +872,8 @@ composition compose_access::run(const std::vector<compose_term>& terms_in, const
       auto orient = [&](bool use_p) {
         std::vector<oriented> r2;
         for (const auto* tv : variants) {
-          r2.push_back({compose_grid(ptrs, *tv, use_p, tail, 0.0, cap), std::nullopt});
-          if (tilt) r2.back().second = compose_grid(ptrs, *tv, use_p, tail, tune, cap);
+          r2.push_back({compose_grid(ptrs, *tv, use_p, tail, 0.0, cap, windowless), std::nullopt});
+          if (tilt && !windowless) r2.back().second = compose_grid(ptrs, *tv, use_p, tail, tune, cap);
         }
         return r2;
       };
@@ -861,15 +912,12 @@ composition compose_access::run(const std::vector<compose_term>& terms_in, const
     std::optional<composition> next_also;
     try {
       // Small problems stay on the calling thread (a thread costs ~50 us).
-      double pts = 0.0;
-      for (std::size_t i = 0; i < terms.size(); ++i) {
-        const double a = std::max({terms[i].law->lo(), cuts[i].first, -700.0});
-        const double b = std::min({terms[i].law->hi(), cuts[i].second, 700.0});
-        if (b > a) pts += (b - a) / h;
-      }
-      if (opt.max_grid > 0 && pts > static_cast<double>(opt.max_grid)) {
-        throw evaluation_error("compose: the terms' grids need " + detail::format_value(pts) +
-                               " points, above the limit of " + std::to_string(opt.max_grid));
+      const double pts = term_points(h);
+      const double pts_limit = term_points_limit(opt);
+      if (pts > pts_limit) {
+        throw grid_limit_error("compose: the terms' grids need " + detail::format_value(pts) +
+                                   " points, above the limit of " + detail::format_value(pts_limit),
+                               pts, pts_limit);
       }
       const bool par = opt.threads != 1 && pts > 2000.0;
       std::vector<side_result> ps, os;
@@ -900,10 +948,36 @@ composition compose_access::run(const std::vector<compose_term>& terms_in, const
       };
       next = assemble(ps[0], os[0]);
       if (also) next_also = assemble(ps[1], os[1]);
+    } catch (const grid_limit_error& e) {
+      if (ref > 0) {
+        if (r.grid_limit_ == composition::grid_limit::none) r.grid_limit_ = composition::grid_limit::refinement_stopped;
+        break;  // the finer grid does not fit: keep the previous bracket
+      }
+      // Even the first grid does not fit: a coarser one does (every grid
+      // step gives certified bounds; a coarse one only looser ones). The
+      // step grows with the excess; grid_h cannot pass the atoms' span.
+      const double grown = grid_h(target * std::max(2.0, 1.25 * e.needed / e.limit));
+      if (fs) throw;
+      if (++coarsenings <= 40 && grown > h) {
+        target = grown;
+        coarsened = true;
+      } else if (!windowless) {
+        // No grid step makes the composed window fit (its width in loss
+        // units grows like sqrt(n), and an atomic law's step stops at its
+        // atoms' span): Chernoff bounds alone, on the finest grid tried.
+        windowless = true;
+        if (term_points(grid_h(h0)) <= term_points_limit(opt)) target = h0;
+      } else {
+        throw;
+      }
+      --ref;
+      continue;
     } catch (const evaluation_error&) {
       if (ref == 0) throw;
       break;  // the finer grid does not fit: keep the previous bracket
     }
+    if (coarsened) next.grid_limit_ = composition::grid_limit::coarsened;
+    if (windowless) next.grid_limit_ = composition::grid_limit::chernoff_only;
     const interval e = next.epsilon(delta_hint);
     if (std::getenv("FDP_TRACE_REFINE")) std::fprintf(stderr, "ref %d h=%g N=%zu eps=[%.9g, %.9g]\n", ref, h, next.pess_->size(), e.lower, e.upper);
     // A finer grid can widen the bracket when the error bounds of the

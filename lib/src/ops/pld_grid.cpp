@@ -747,9 +747,10 @@ grid_pmf discretize(const loss_law& law, double h, double offset, double lo_cut,
   }
   const double span = (hi - lo) / h;
   if (span > static_cast<double>(kMaxGrid)) {
-    throw evaluation_error("discretize: a grid of " + detail::format_value(span) +
-                           " points exceeds the limit of " + std::to_string(kMaxGrid) +
-                           "; use a larger tolerance");
+    throw grid_limit_error("discretize: a grid of " + detail::format_value(span) +
+                               " points exceeds the limit of " + std::to_string(kMaxGrid) +
+                               "; use a larger tolerance",
+                           span, static_cast<double>(kMaxGrid));
   }
   if (side == pld_side::pessimistic) return discretize_pessimistic(law, h, offset, lo, hi);
   // The sweep drops what it cannot balance at its far end. Sweep towards the
@@ -815,7 +816,7 @@ grid_pmf discretize(const loss_law& law, double h, double offset, double lo_cut,
 // ------------------------------------------------------------------ composition
 composed_pld compose_grid(const std::vector<const grid_pmf*>& pmfs,
                           const std::vector<std::int64_t>& times, bool use_p, double tail,
-                          double tilt_delta, std::int64_t max_points) {
+                          double tilt_delta, std::int64_t max_points, bool chernoff_beyond_limit) {
   if (pmfs.empty() || pmfs.size() != times.size()) {
     throw std::invalid_argument("compose_grid(pmfs): need one count per term");
   }
@@ -1091,11 +1092,20 @@ composed_pld compose_grid(const std::vector<const grid_pmf*>& pmfs,
   for (const auto& t : ts) need = std::max<std::int64_t>(need, static_cast<std::int64_t>(t.x.size()));
   // (at least 64 points: kissfft's real transform needs an even length > 1)
   const std::int64_t N = good_size(std::max<std::int64_t>(need, 64));
+  if ((N > kMaxGrid || (max_points > 0 && N > max_points)) && chernoff_beyond_limit) {
+    // No window at all: every finite mass is a Chernoff tail (see the header).
+    r.k0_ = klo;
+    r.top_index_ = top;
+    r.tail_hi_ = 1.0;
+    r.finish();
+    return r;
+  }
   if (N > kMaxGrid || (max_points > 0 && N > max_points)) {
-    throw evaluation_error("compose: the composed grid needs " + std::to_string(N) +
-                           " points, above the limit of " +
-                           std::to_string(max_points > 0 ? std::min(max_points, kMaxGrid) : kMaxGrid) +
-                           "; use a larger tolerance or fewer/larger terms");
+    const std::int64_t lim = max_points > 0 ? std::min(max_points, kMaxGrid) : kMaxGrid;
+    throw grid_limit_error("compose: the composed grid needs " + std::to_string(N) +
+                               " points, above the limit of " + std::to_string(lim) +
+                               "; use a larger tolerance or fewer/larger terms",
+                           static_cast<double>(N), static_cast<double>(lim));
   }
   const std::size_t nn = static_cast<std::size_t>(N), nc = nn / 2 + 1;
   // Transform library: see fftw_worth_it (FFTW runs 3-5x faster than

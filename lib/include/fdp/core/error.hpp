@@ -27,6 +27,15 @@ class evaluation_error : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// A grid that would need more points than its limit (the memory ceiling):
+/// `needed` and `limit` let a caller choose a coarser grid that fits.
+class grid_limit_error : public evaluation_error {
+ public:
+  grid_limit_error(const std::string& what, double needed, double limit)
+      : evaluation_error(what), needed(needed), limit(limit) {}
+  double needed, limit;
+};
+
 namespace detail {
 
 // The shortest decimal that reads back as v ("1e-05", not 1.0000000000000001e-05).

@@ -66,6 +66,13 @@ struct compose_options {
   /// 1: compute on the calling thread only; otherwise the pessimistic and
   /// optimistic sides of large grids are computed on two threads.
   int threads = 0;
+  /// Memory ceiling of one composition, in bytes (0: only the engine's hard
+  /// limit of 2^26 grid points). A first grid that would pass it is made
+  /// coarser until it fits (as certified, only wider); refinement stops
+  /// before a grid that would pass it, keeping the best bracket so far
+  /// (composition::grid_limited() tells).
+  std::size_t max_memory = kDefaultMaxMemory;
+  static constexpr std::size_t kDefaultMaxMemory = std::size_t(2) << 30;  ///< 2 GiB
 };
 
 struct interval {
@@ -141,6 +148,14 @@ class composition {
   double grid_step() const { return h_; }
   std::size_t grid_size() const { return pess_ ? pess_->size() : 0; }
   int refinements() const { return refinements_; }
+  /// How the memory ceiling (compose_options::max_memory) shaped the grid.
+  enum class grid_limit {
+    none,
+    refinement_stopped,  ///< a finer grid would have passed it: the bracket is the best so far
+    coarsened,           ///< even the first grid would have: a coarser one was used
+    chernoff_only,       ///< no composed window fits: upper ends are Chernoff bounds, lower ends trivial
+  };
+  grid_limit grid_limited() const { return grid_limit_; }
 
  private:
   friend composition compose_terms(const std::vector<compose_term>&, const compose_options&);
@@ -160,6 +175,7 @@ class composition {
   std::optional<composed_pld> pess_t_, opt_t_, inv_pess_t_, inv_opt_t_;
   double h_ = 0.0;
   int refinements_ = 0;
+  grid_limit grid_limit_ = grid_limit::none;
   // Some term's privacy loss is unbounded: delta(eps) > 0 for every eps,
   // even where the grid's bounds underflow to 0.
   bool unbounded_ = false;

@@ -161,7 +161,7 @@ class composed_pld {
  private:
   friend composed_pld compose_grid(const std::vector<const grid_pmf*>&,
                                    const std::vector<std::int64_t>&, bool, double, double,
-                                   std::int64_t);
+                                   std::int64_t, bool);
   void finish();
   std::size_t first_above(double eps) const;
   double tail_bound_above(double eps) const;
@@ -211,10 +211,17 @@ class composed_pld {
 /// masses near that quantile instead, so delta(eps) ~ tilt_delta keeps its
 /// precision when tilt_delta is far below the FFT's error floor. Bounds far
 /// below the quantile get looser (they are the untilted composition's job).
-/// max_points > 0 lowers the grid limit (evaluation_error beyond it).
+/// max_points > 0 lowers the grid limit (grid_limit_error beyond it).
+/// chernoff_beyond_limit: a window beyond the limit is not an error; the
+/// result then has no window (no transform is computed) and its bounds are
+/// the Chernoff bounds of the composed moment generating function alone:
+/// delta_upper(eps) = m_inf + min(1, e^{K(t) - t eps}) plus the mass errors
+/// (the finite mass above eps bounds its hockey-stick share), delta_lower =
+/// the mass at +inf. Valid at any size; tight only for far-out eps.
 composed_pld compose_grid(const std::vector<const grid_pmf*>& pmfs,
                           const std::vector<std::int64_t>& times, bool use_p, double tail,
-                          double tilt_delta = 0.0, std::int64_t max_points = 0);
+                          double tilt_delta = 0.0, std::int64_t max_points = 0,
+                          bool chernoff_beyond_limit = false);
 
 namespace detail {
 /// a + b (a, b >= 0) rounded one ulp up / down when b > 0: a bound's finite
