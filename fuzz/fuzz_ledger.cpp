@@ -10,8 +10,9 @@
 // Accepted failures: std::invalid_argument (the documented "ledger: ..."
 // errors), fdp::evaluation_error (a grid beyond the memory limit).
 // Inputs naming files under /dev, /proc or /sys are skipped: a curve entry
-// without points reads its file, and reading /dev/zero never ends (that is
-// the user's choice of file, not a parser bug).
+// without points reads its file, and some of those block (/dev/stdin) or
+// cost a 4 MiB read each (/dev/zero, refused at its first line since the
+// readers are bounded): the user's choice of file, not a parser bug.
 #include <cmath>
 #include <cstddef>
 #include <cstdint>

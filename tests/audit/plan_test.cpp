@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "fdp/audit/stats_io.hpp"
+#include "fdp/core/bounded_reader.hpp"
 
 namespace fdp::audit {
 namespace {
@@ -274,6 +275,37 @@ TEST(StatsIo, MalformedFilesNameTheLine) {
   std::stringstream ss;
   write_plan(ss, p);
   EXPECT_THROW(read_plan(ss, "x"), std::invalid_argument);
+}
+
+// The first line is read with the default line limit (any other file,
+// /dev/zero included, fails there); later lines may be longer than it.
+TEST(StatsIo, LineLimits) {
+  auto error_of = [](auto f) {
+    try {
+      f();
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  plan q;
+  eval_counts c;
+  EXPECT_EQ(error_of([&] { read_stats("/dev/zero", q, c); }),
+            "stats file '/dev/zero': line 1 is longer than 65536 bytes");
+  EXPECT_EQ(error_of([&] { read_plan("/dev/zero"); }),
+            "plan file '/dev/zero': line 1 is longer than 65536 bytes");
+  std::stringstream wide("fdp-audit-plan 1" + std::string(kMaxLineBytes, ' ') + "\n");
+  EXPECT_EQ(error_of([&] { read_plan(wide, "mem"); }), "mem: line 1 is longer than 65536 bytes");
+
+  plan p = small_plan();
+  p.views[0].label = std::string(200000, 'x');  // a 200 kB line
+  const std::string path = ::testing::TempDir() + "fdp_audit_wide_stats_test.txt";
+  eval_counts a;
+  a.init(p);
+  write_stats(path, p, a);
+  read_stats(path, q, c);
+  EXPECT_EQ(plan_fingerprint(q), plan_fingerprint(p));
+  std::remove(path.c_str());
 }
 
 }  // namespace

@@ -20,6 +20,18 @@ std::string write_file(const std::string& name, const std::string& text) {
   return path;
 }
 
+/// The message of audit_files' std::invalid_argument on two sample files.
+std::string audit_error(const std::string& p0, const std::string& p1) {
+  audit_options o;
+  o.threads = 1;
+  try {
+    audit_files(p0, p1, eps_delta(1.0), o);
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
 int parse(const std::string& s, std::vector<double>& v) { return parse_numbers(s.data(), s.data() + s.size(), v); }
 
 TEST(ParseNumbers, Kinds) {
@@ -43,7 +55,7 @@ TEST(ParseNumbers, Kinds) {
 }
 
 TEST(LineReader, EndingsAndLongLines) {
-  const std::string longline(10 << 20, '7');  // longer than the 4 MiB buffer
+  const std::string longline(kMaxSampleLineBytes, '7');  // the longest line allowed
   const auto path = write_file("lines.txt", "a\r\nb\n\n" + longline + "\nlast");
   line_reader r(path);
   const char *b, *e;
@@ -60,16 +72,21 @@ TEST(LineReader, EndingsAndLongLines) {
   EXPECT_THROW(line_reader("/nonexistent/fdp/file"), std::invalid_argument);
 }
 
+TEST(LineReader, LinesBeyondTheLimitAreRefused) {
+  // 10 MiB without a newline (longer than the 4 MiB buffer, which used to
+  // double for it); /dev/zero is such a line without end.
+  const auto path = write_file("wide.txt", "1\n" + std::string(10 << 20, '7'));
+  const auto one = write_file("one.txt", "1\n");
+  EXPECT_NE(audit_error(path, one).find("sample file '" + path + "': line 2 is longer than 1048576 bytes"),
+            std::string::npos);
+  EXPECT_NE(audit_error("/dev/zero", one).find("sample file '/dev/zero': line 1 is longer than 1048576 bytes"),
+            std::string::npos);
+  std::remove(path.c_str());
+  std::remove(one.c_str());
+}
+
 std::string expect_error(const std::string& t0, const std::string& t1) {
-  const auto p0 = write_file("e0.txt", t0), p1 = write_file("e1.txt", t1);
-  audit_options o;
-  o.threads = 1;
-  try {
-    audit_files(p0, p1, eps_delta(1.0), o);
-  } catch (const std::invalid_argument& e) {
-    return e.what();
-  }
-  return "no error";
+  return audit_error(write_file("e0.txt", t0), write_file("e1.txt", t1));
 }
 
 TEST(AuditFiles, BadInputNamesFileAndLine) {

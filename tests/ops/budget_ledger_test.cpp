@@ -506,6 +506,34 @@ TEST(Accountant, CorruptionIsDetected) {
   std::remove(p.c_str());
 }
 
+// Files beyond kMaxLedgerBytes are refused without being parsed; an endless
+// source ends at the limit; input quoted in an error is cut short.
+TEST(Accountant, OversizedInputIsRefused) {
+  auto error_of = [](auto f) {
+    try {
+      f();
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  const std::string p = tmp_path("huge.json");
+  spit(p, "");
+  ASSERT_EQ(::truncate(p.c_str(), static_cast<off_t>(kMaxLedgerBytes + 1)), 0);  // sparse
+  EXPECT_EQ(error_of([&] { accountant::load(p); }),
+            "ledger file '" + p + "': larger than 67108864 bytes (the limit)");
+  EXPECT_EQ(error_of([&] { accountant::load("/dev/zero"); }),
+            "ledger file '/dev/zero': larger than 67108864 bytes (the limit)");
+  spit(p, std::string(1 << 20, '7'));  // one 1 MB number: its error used to quote all of it
+  const std::string m = error_of([&] { accountant::load(p); });
+  EXPECT_NE(m.find("bad number '7777"), std::string::npos) << m.substr(0, 200);
+  EXPECT_LT(m.size(), 300u);
+  accountant a(4.0, 1e-5);
+  EXPECT_EQ(error_of([&] { a.add("curve:file=/dev/zero"); }),
+            "curve file '/dev/zero': line 1 is longer than 65536 bytes");
+  std::remove(p.c_str());
+}
+
 // Saves `next` over the file holding `prev` in a child that SIGKILLs itself at
 // the given point; the file must then hold exactly `prev`.
 void crash_during_save(const char* where) {

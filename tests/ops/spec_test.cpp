@@ -17,6 +17,8 @@
 #include <variant>
 #include <vector>
 
+#include "fdp/core/bounded_reader.hpp"
+
 namespace fdp {
 namespace {
 
@@ -185,6 +187,22 @@ TEST(SpecErrors, CurveFiles) {
   EXPECT_INVALID(use("curve:file=" + word.path()), "line 2", "beta", "'low' is not a number");
   const temp_file empty("empty.csv", "# nothing\n");
   EXPECT_INVALID(use("curve:file=" + empty.path()), "no points");
+}
+
+TEST(SpecErrors, CurveFileLimits) {
+  // /dev/zero is one endless line: refused at its first line, not read whole.
+  EXPECT_INVALID(use("curve:file=/dev/zero"), "curve file '/dev/zero': line 1 is longer than 65536 bytes");
+  const temp_file wide("wide.csv", "0,1\n0.5," + std::string(kMaxLineBytes, '0') + "\n");
+  EXPECT_INVALID(use("curve:file=" + wide.path()), "line 2 is longer than 65536 bytes");
+  std::string many;
+  for (std::size_t i = 0; i <= kMaxCurvePoints; ++i) many += "0,1\n";
+  const temp_file too_many("many.csv", many);
+  EXPECT_INVALID(use("curve:file=" + too_many.path()), "line 1000001", "more than 1000000 points");
+  // unchanged: blank lines, a trailing blank line, CRLF and no final newline
+  const temp_file blank("blank.csv", "alpha,beta\r\n0,1\r\n\r\n0.5,0.2\n1,0\n\n");
+  EXPECT_NO_THROW(use("curve:file=" + blank.path()));
+  const temp_file no_newline("no_newline.csv", "0,1\n0.5,0.2\n1,0");
+  EXPECT_NO_THROW(use("curve:file=" + no_newline.path()));
 }
 
 TEST(SpecErrors, ParseHelpers) {

@@ -9,6 +9,8 @@
 #include <stdexcept>
 #include <utility>
 
+#include "fdp/core/bounded_reader.hpp"
+
 namespace fdp::audit {
 namespace {
 
@@ -19,18 +21,21 @@ std::string hex(double x) {
 }
 
 struct reader {
-  reader(std::istream& s, std::string n) : is(s), name(std::move(n)) {}
-  std::istream& is;
+  // The first line (the format's name) is read with the default line limit,
+  // so that a file of another kind fails there; later lines may be long.
+  explicit reader(bounded_line_reader& l) : lines(l), name(l.path()) {}
+  bounded_line_reader& lines;
   std::string name;
-  std::size_t line = 0;
+  std::uint64_t line = 0;
   std::string cur;
 
   [[noreturn]] void fail(const std::string& what) const {
     throw std::invalid_argument(name + ":" + std::to_string(line) + ": " + what);
   }
   std::string next() {
-    if (!std::getline(is, cur)) fail("unexpected end of file");
-    ++line;
+    if (!lines.next(cur)) fail("unexpected end of file");
+    line = lines.line();
+    lines.set_max_line(kMaxStatsLineBytes);
     return cur;
   }
   /// A line "KEY rest"; returns rest.
@@ -275,6 +280,14 @@ plan read_plan_body(reader& r) {
   return p;
 }
 
+plan read_plan_file(bounded_line_reader& lines) {
+  reader r{lines};
+  if (r.next() != "fdp-audit-plan 1") r.fail("not an fdp audit plan file (first line must be 'fdp-audit-plan 1')");
+  plan p = read_plan_body(r);
+  if (r.next() != "end") r.fail("expected 'end'");
+  return p;
+}
+
 }  // namespace
 
 void write_plan(std::ostream& os, const plan& p) {
@@ -291,17 +304,13 @@ void write_plan(const std::string& path, const plan& p) {
 }
 
 plan read_plan(std::istream& is, const std::string& name) {
-  reader r{is, name};
-  if (r.next() != "fdp-audit-plan 1") r.fail("not an fdp audit plan file (first line must be 'fdp-audit-plan 1')");
-  plan p = read_plan_body(r);
-  if (r.next() != "end") r.fail("expected 'end'");
-  return p;
+  bounded_line_reader lines(is, name);
+  return read_plan_file(lines);
 }
 
 plan read_plan(const std::string& path) {
-  std::ifstream f(path);
-  if (!f) throw std::invalid_argument(path + ": cannot open plan file");
-  return read_plan(f, path);
+  bounded_line_reader lines(path, "plan file");
+  return read_plan_file(lines);
 }
 
 void write_stats(const std::string& path, const plan& p, const eval_counts& c) {
@@ -327,9 +336,8 @@ void write_stats(const std::string& path, const plan& p, const eval_counts& c) {
 }
 
 void read_stats(const std::string& path, plan& p, eval_counts& c) {
-  std::ifstream f(path);
-  if (!f) throw std::invalid_argument(path + ": cannot open stats file");
-  reader r{f, path};
+  bounded_line_reader lines(path, "stats file");
+  reader r{lines};
   if (r.next() != "fdp-audit-stats 1") r.fail("not an fdp audit stats file (first line must be 'fdp-audit-stats 1')");
   p = read_plan_body(r);
   c.init(p);

@@ -630,7 +630,16 @@ accountant accountant::from_json(const std::string& text, const std::string& sou
   return a;
 }
 
-void accountant::save(const std::string& path) const { detail::atomic_write(path, to_json()); }
+void accountant::save(const std::string& path) const {
+  const std::string doc = to_json();
+  // A ledger that load() would refuse is not written (the old one stays).
+  if (doc.size() > kMaxLedgerBytes) {
+    throw std::invalid_argument("ledger file '" + path + "': the ledger would be " +
+                                std::to_string(doc.size()) + " bytes, more than the limit of " +
+                                std::to_string(kMaxLedgerBytes) + " bytes; nothing was saved");
+  }
+  detail::atomic_write(path, doc);
+}
 
 accountant accountant::load(const std::string& path) {
   return from_json(detail::read_file(path), "ledger file '" + path + "'");

@@ -10,10 +10,11 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <random>
-#include <sstream>
 #include <stdexcept>
+
+#include "fdp/budget/ledger.hpp"
+#include "fdp/core/bounded_reader.hpp"
 
 namespace fdp::detail {
 
@@ -42,6 +43,10 @@ class parser {
   [[noreturn]] void fail(const std::string& what) const {
     throw std::invalid_argument("JSON at byte " + std::to_string(i_) + ": " + what);
   }
+  // Input quoted in an error, cut short: a 100 MB number was echoed whole.
+  static std::string excerpt(const std::string& s) {
+    return s.size() <= 40 ? s : s.substr(0, 40) + "... (" + std::to_string(s.size()) + " bytes)";
+  }
   void ws() {
     while (i_ < t_.size() && (t_[i_] == ' ' || t_[i_] == '\n' || t_[i_] == '\r' || t_[i_] == '\t')) ++i_;
   }
@@ -69,7 +74,7 @@ class parser {
         if (peek() != '"') fail("expected a key string");
         std::string key = string_lit();
         for (const auto& kv : v.obj)
-          if (kv.first == key) fail("duplicate key \"" + key + "\"");
+          if (kv.first == key) fail("duplicate key \"" + excerpt(key) + "\"");
         expect(':');
         v.obj.emplace_back(std::move(key), value(depth + 1));
         const char d = peek();
@@ -125,7 +130,7 @@ class parser {
       const double x = std::strtod(num.c_str(), &end);
       if (end != num.c_str() + num.size() || !std::isfinite(x)) {
         i_ = s;
-        fail("bad number '" + num + "'");
+        fail("bad number '" + excerpt(num) + "'");
       }
       v.k = jvalue::kind::number;
       v.num = x;
@@ -282,12 +287,7 @@ std::string sha256_hex(const std::string& bytes) {
 // ------------------------------------------------------------------ files
 
 std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::invalid_argument("ledger file '" + path + "': cannot be opened (" + std::strerror(errno) + ")");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  if (in.bad()) throw std::invalid_argument("ledger file '" + path + "': read error");
-  return ss.str();
+  return read_bounded_file(path, "ledger file", kMaxLedgerBytes);
 }
 
 namespace {

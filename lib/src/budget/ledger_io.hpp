@@ -43,7 +43,8 @@ std::string sha256_hex(const std::string& bytes);
 /// kill itself (SIGKILL) at that point: a test hook for the crash tests.
 void atomic_write(const std::string& path, const std::string& content);
 
-/// Reads a whole file; throws std::invalid_argument naming the file.
+/// Reads a whole ledger file of at most kMaxLedgerBytes; throws
+/// std::invalid_argument naming the file.
 std::string read_file(const std::string& path);
 
 }  // namespace fdp::detail

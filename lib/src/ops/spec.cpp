@@ -4,11 +4,11 @@
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
-#include <fstream>
 #include <set>
 #include <sstream>
 #include <stdexcept>
 
+#include "fdp/core/bounded_reader.hpp"
 #include "fdp/core/error.hpp"
 
 namespace fdp {
@@ -202,15 +202,12 @@ double spec::number_or(const std::string& key, double dflt, double lo, double hi
 }
 
 curve read_curve_csv(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw std::invalid_argument("curve file '" + path + "': cannot be opened");
+  bounded_line_reader in(path, "curve file", kMaxLineBytes, kMaxCurveFileBytes);
   std::vector<curve::point> pts;
   std::string line;
-  int lineno = 0;
   bool header_seen = false;
-  while (std::getline(in, line)) {
-    ++lineno;
-    if (!line.empty() && line.back() == '\r') line.pop_back();
+  while (in.next(line)) {
+    const std::uint64_t lineno = in.line();
     const auto first = line.find_first_not_of(" \t");
     if (first == std::string::npos || line[first] == '#') continue;
     const auto comma = line.find(',');
@@ -227,6 +224,10 @@ curve read_curve_csv(const std::string& path) {
     }
     if (b.find(',') != std::string::npos) {
       throw std::invalid_argument(where + ": expected two columns 'alpha,beta'");
+    }
+    if (pts.size() == kMaxCurvePoints) {
+      throw std::invalid_argument(where + ": more than " + std::to_string(kMaxCurvePoints) +
+                                  " points (the limit)");
     }
     pts.push_back({parse_number(a, where + ": alpha"), parse_number(b, where + ": beta")});
   }

@@ -9,11 +9,12 @@
 // and line. A trailing newline, '\r' before the newline (CRLF files) and
 // spaces or tabs around fields are accepted.
 //
-// Files are streamed through a fixed buffer (4 MiB, grown only for longer
-// lines) and never held in memory as text. Numeric files are read twice
-// (selection lines, then evaluation lines against the chosen tests), so
-// they must be regular files; token files are read once (pipes work). Numbers are parsed with
-// std::from_chars (exact round-trip, no locale).
+// Files are streamed through a fixed buffer (4 MiB; fdp/core/bounded_reader.hpp)
+// and never held in memory as text; a line longer than kMaxSampleLineBytes is
+// an error. Numeric files are read twice (selection lines, then evaluation
+// lines against the chosen tests), so they must be regular files; token
+// files are read once (pipes work). Numbers are parsed with std::from_chars
+// (exact round-trip, no locale).
 #pragma once
 
 #include <cstddef>
@@ -21,36 +22,25 @@
 #include <string>
 #include <vector>
 
+#include "fdp/core/bounded_reader.hpp"
+
 namespace fdp::audit {
 
-class line_reader {
+/// Longest line of a sample file (without its newline): 1 MiB, a vector of
+/// ~50,000 coordinates at full precision. The 4 MiB read buffer holds such a
+/// line, so the limit costs no memory; beyond it a line is refused (an endless
+/// line such as /dev/zero's ends the read there).
+inline constexpr std::size_t kMaxSampleLineBytes = std::size_t{1} << 20;
+
+/// The lines of a sample file: at most kMaxSampleLineBytes each, any number
+/// of them (audits read up to 10^8 outputs; memory grows with the distinct
+/// tokens and the selection lines kept, not with the file). Errors name the
+/// file as "sample file 'PATH'".
+class line_reader : public bounded_line_reader {
  public:
-  /// Opens `path`; throws std::invalid_argument "PATH: cannot open ..." if it cannot.
-  explicit line_reader(const std::string& path);
-  ~line_reader();
-  line_reader(const line_reader&) = delete;
-  line_reader& operator=(const line_reader&) = delete;
-
-  /// The next line as [begin, end) without '\n' and a trailing '\r'; false at the end.
-  bool next(const char*& begin, const char*& end);
-  /// 1-based number of the line last returned.
-  std::uint64_t line() const { return line_; }
-  std::uint64_t bytes_consumed() const { return consumed_; }
-  /// File size in bytes (0 if unknown, e.g. a pipe).
-  std::uint64_t size() const { return size_; }
-  /// Whether the path is a regular file (can be read a second time).
-  bool regular() const { return regular_; }
-  const std::string& path() const { return path_; }
-
- private:
-  void fill();
-  std::string path_;
-  int fd_ = -1;
-  std::vector<char> buf_;
-  std::size_t pos_ = 0, end_ = 0;
-  bool eof_ = false;
-  bool regular_ = false;
-  std::uint64_t line_ = 0, consumed_ = 0, size_ = 0;
+  /// Opens `path`; throws std::invalid_argument "sample file 'PATH': cannot be opened ..." if it cannot.
+  explicit line_reader(const std::string& path)
+      : bounded_line_reader(path, "sample file", kMaxSampleLineBytes) {}
 };
 
 enum class line_kind { number, vector, token };

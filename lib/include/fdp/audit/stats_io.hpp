@@ -19,8 +19,14 @@
 //
 // Format: text, line-oriented, doubles in C99 hexadecimal ("%a", exact).
 // The first line is "fdp-audit-plan 1" or "fdp-audit-stats 1".
+//
+// Limits (fdp/core/bounded_reader.hpp): the first line may be at most
+// kMaxLineBytes long (so that any other file fails at once, /dev/zero
+// included), later lines kMaxStatsLineBytes. No limit on the file's size: it
+// grows with the plan, as does the memory that holds the plan.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <iosfwd>
 #include <string>
@@ -29,9 +35,16 @@
 
 namespace fdp::audit {
 
+/// Longest line of a plan or stats file after the first: 64 MiB. A
+/// categories view lists its keys, each test's event mask and each side's
+/// cell counts on one line each, so lines grow with the distinct tokens of
+/// the selection split (a few million fit).
+inline constexpr std::size_t kMaxStatsLineBytes = std::size_t{64} << 20;
+
 void write_plan(std::ostream& os, const plan& p);
 void write_plan(const std::string& path, const plan& p);
 /// Throws std::invalid_argument naming the file and line for malformed input.
+/// Reads `is` ahead of the plan's last line (to its end, as a rule).
 plan read_plan(std::istream& is, const std::string& name);
 plan read_plan(const std::string& path);
 

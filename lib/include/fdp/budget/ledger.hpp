@@ -46,6 +46,11 @@
 
 namespace fdp {
 
+/// Largest ledger file load() reads and save() writes: 64 MiB. An entry is
+/// ~50 bytes, a stored curve point ~45 (a 10^6-point curve, the curve CSV's
+/// limit, fits); the parsed JSON takes several times the file's size.
+inline constexpr std::uint64_t kMaxLedgerBytes = std::uint64_t{64} << 20;
+
 /// Thrown by accountant::add when the mechanism does not fit the budget. Its
 /// message gives the spent and the requested budgets.
 class budget_exceeded : public std::invalid_argument {

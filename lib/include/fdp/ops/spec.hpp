@@ -61,9 +61,17 @@ std::int64_t parse_count(const std::string& text, const std::string& what, std::
 /// curve, id. std::nullopt for subsampled mechanisms (numeric only).
 std::optional<tradeoff> single_tradeoff(const spec& s);
 
+/// Limits of a curve CSV: 10^6 points (far beyond any curve fdp writes or a
+/// paper tabulates; a curve of that size already costs ~50 MB in a ledger),
+/// in at most 64 MiB (~60 bytes a line at full precision, with comments),
+/// lines of at most kMaxLineBytes (fdp/core/bounded_reader.hpp).
+inline constexpr std::size_t kMaxCurvePoints = 1000000;
+inline constexpr std::uint64_t kMaxCurveFileBytes = std::uint64_t{64} << 20;
+
 /// Reads a curve CSV (alpha,beta per line; '#' comments and one optional
 /// header line allowed) into a validated curve. Throws naming the file and
-/// line.
+/// line, also for input beyond the limits above (checked while reading:
+/// /dev/zero fails at its first line).
 curve read_curve_csv(const std::string& path);
 
 }  // namespace fdp
