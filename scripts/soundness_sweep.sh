@@ -9,7 +9,9 @@
 # CI in full. Each seed also runs as many compositions of a Poisson-subsampled
 # Gaussian or Laplace term (per-step loss 0.1-50, q 1e-8..1-1e-8) with 1-3
 # other terms against a quadrature truth (tests/ops/subsampled_sweep_test.cpp;
-# CI: 60 cases; ~0.4 s a case).
+# CI: 60 cases; ~0.4 s a case), as many exact k-fold f_{eps,delta} at their
+# edges (alpha near 1, delta below the double range; lattice_edges_test.cpp)
+# and a twentieth as many subsampled Gaussian GDP summaries.
 # Usage: scripts/soundness_sweep.sh [seeds=10] [cases-per-seed=1000] [build dir=build]
 set -euo pipefail
 SEEDS=${1:-10}
@@ -24,8 +26,9 @@ for s in $(seq 1 "$SEEDS"); do
   # (and asymmetric discrete laws against their exact composition: one per 10 mixes)
   # (and subsampled Gaussian / Laplace terms with 1-3 others against quadrature: one per mix)
   out=$(FDP_SWEEP_SEED=$s FDP_SWEEP_CASES=$CASES FDP_STAGED_CASES=$((CASES / 20 + 1)) FDP_ASYM_CASES=$((CASES / 10 + 1)) \
-        FDP_SUBSAMPLED_SEED=$s FDP_SUBSAMPLED_CASES=$CASES "$BIN" \
-        --gtest_filter='ComposeSweep.RandomMixesBracketTheTruth:ComposeStaged.LongRepetitionsBracketTheTruth:ComposeAsymmetric.*:SubsampledSweep.CompositionsBracketTheQuadratureTruth' 2>&1) || rc=$?
+        FDP_SUBSAMPLED_SEED=$s FDP_SUBSAMPLED_CASES=$CASES FDP_LATTICE_SEED=$s FDP_LATTICE_CASES=$CASES \
+        FDP_SUMMARY_CASES=$((CASES / 20 + 1)) "$BIN" \
+        --gtest_filter='ComposeSweep.RandomMixesBracketTheTruth:ComposeStaged.LongRepetitionsBracketTheTruth:ComposeAsymmetric.*:SubsampledSweep.CompositionsBracketTheQuadratureTruth:LatticeEdges.*' 2>&1) || rc=$?
   echo "$out" | grep -E '^\[soundness\]' || true
   if [ $rc != 0 ]; then echo "$out" | grep -E 'miss|FAILED' | head -20; fail=1; fi
 done

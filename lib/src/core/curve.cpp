@@ -41,8 +41,12 @@ std::vector<curve::point> lower_hull(const std::vector<curve::point>& pts) {
 
 double interp(double x0, double x1, double y0, double y1, double x) {
   if (x1 == x0) return std::min(y0, y1);
-  const double t = (x - x0) / (x1 - x0);
-  return y0 + t * (y1 - y0);
+  // From the nearer end, with its own fraction: near x1, 1 - t computed as
+  // (x1 - x)/(x1 - x0) keeps its precision where 1 - (x - x0)/(x1 - x0)
+  // does not (the last segment of f_{1,0} (x) f_{1,0} at alpha = 1 - 2^-52
+  // read beta 2^-55 instead of 2^-52 e^-2)
+  if (x - x0 <= x1 - x) return y0 + (x - x0) / (x1 - x0) * (y1 - y0);
+  return y1 + (x1 - x) / (x1 - x0) * (y0 - y1);
 }
 
 // Index j such that alpha[j] <= a < alpha[j+1] (j = n-2 for a = 1).
@@ -195,6 +199,51 @@ double beta(const curve& f, double a) {
     return 1.0 - interp(al[j], al[j + 1], c[j], c[j + 1], a);
   }
   return interp(al[j], al[j + 1], b[j], b[j + 1], a);
+}
+
+interval beta_bracket(const curve& f, double a, double vertex_rel) {
+  detail::check_alpha(a, "beta_bracket(curve)");
+  constexpr double u = std::numeric_limits<double>::epsilon() / 2;
+  const auto& x = f.alpha();
+  const auto& y = f.beta();
+  const std::size_t n = x.size(), j = segment(x, a);
+  // (a vertex at the smallest doubles may stand for alphas that underflowed)
+  auto ex = [&](std::size_t i) {
+    const double xi = x[i];
+    return xi == 0.0 || xi == 1.0 ? 0.0 : vertex_rel * std::min(xi, 1 - xi) + 2 * u * xi + std::numeric_limits<double>::denorm_min();
+  };
+  auto ey = [&](std::size_t i) { return (vertex_rel + 2 * u) * y[i]; };
+  // The true polygon is the computed one with each vertex moved by at most
+  // (ex, ey). Its point at a is the computed graph's point at a - xi moved
+  // up or down by zeta, where (xi, zeta) mixes the moves of the true
+  // segment's two vertices in the proportion of a along it. That segment is
+  // the computed one, or a neighbour when a lies within the moves of a
+  // vertex; along each candidate the proportion is known to within E / dx.
+  // The computed graph falls at most |slope| xi over xi (xi can be far
+  // below a's own ulp: 1 - alpha of a vertex near 1 is only known to an
+  // absolute ulp, 1e-5 of 1e-11), so f(a) is within |slope| xi + zeta of v.
+  double shift = 0.0, zeta = 0.0;
+  auto candidate = [&](std::size_t s) {
+    const double dx = x[s + 1] - x[s], E = std::max(ex(s), ex(s + 1));
+    if (!(dx > 0) || a < x[s] - E || a > x[s + 1] + E) return;
+    const double lam = (a - x[s]) / dx, d = E / dx;
+    const double l0 = std::clamp(lam - d, 0.0, 1.0), l1 = std::clamp(lam + d, 0.0, 1.0);
+    auto mix = [&](double l, double e0, double e1) { return (1 - l) * e0 + l * e1; };
+    const double xi = std::max(mix(l0, ex(s), ex(s + 1)), mix(l1, ex(s), ex(s + 1)));
+    const double slope = std::fabs(y[s] - y[s + 1]) / dx;
+    shift = std::max(shift, slope * xi);
+    zeta = std::max(zeta, std::max(mix(l0, ey(s), ey(s + 1)), mix(l1, ey(s), ey(s + 1))));
+  };
+  for (std::size_t s = j > 0 ? j - 1 : 0; s <= std::min(n - 2, j + 1); ++s) candidate(s);
+  // (and the rounding of the evaluation itself, from the nearer vertex: 4
+  // ulps of v and of the part s |dy| of the drop it adds)
+  const double dxj = x[j + 1] - x[j];
+  const double s_near = dxj > 0 ? std::min(a - x[j], x[j + 1] - a) / dxj : 0.0;
+  const double v = beta(f, a), err = shift + zeta + 4 * u * (v + s_near * std::fabs(y[j] - y[j + 1]));
+  // (f(a) <= 1 - a: the cap is 1 - a rounded up, never below the truth;
+  // the ends one ulp outward for the rounding of the sums themselves)
+  const double cap = std::min(1.0, std::nextafter(1.0 - a, 2.0));
+  return {std::max(0.0, std::nextafter(v - err, -1.0)), std::min(cap, std::nextafter(v + err, 2.0))};
 }
 
 double one_minus_beta(const curve& f, double a) {

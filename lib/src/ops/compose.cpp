@@ -21,11 +21,13 @@
 #include "fdp/core/error.hpp"
 #include "fdp/ops/convert.hpp"
 #include "fdp/ops/group.hpp"
+#include "closed_form_bounds.hpp"
 #include "pld_internal.hpp"
 
 namespace fdp {
 curve kfold_total_delta(double eps, double delta, std::int64_t k);
 namespace detail {
+curve kfold_polygon(double eps, double keep, double delta, std::int64_t k);
 // The engine's access to a composition's grids: compose_terms, or one pass
 // for a staged first stage (one pass: max_refinements = 0, method pld),
 // whose result serves forward_lower_curve / forward_upper_curve alone:
@@ -158,9 +160,38 @@ std::optional<tradeoff> try_exact(const std::vector<compose_term>& terms) {
     const double total = -std::expm1(log_keep);  // 1 - prod (1 - delta_i)^{n_i}
     if (eps0 < 0) return tradeoff(eps_delta(0.0, total));
     if (k == 1) return tradeoff(eps_delta(eps0, total));
-    return tradeoff(kfold_total_delta(eps0, total, k));
+    return tradeoff(detail::kfold_polygon(eps0, std::exp(log_keep), total, k));
   }
   return std::nullopt;
+}
+
+// The relative rounding of a closed-form composition's parameter (see
+// closed_form_bounds.hpp): the composed mu = sqrt(sum n mu_i^2) of G terms
+// (each mu_i = d/sigma, its square and n times it one rounding each, the
+// sum one per term, the square root half of it: (terms + 4) u, doubled);
+// the total delta 1 - prod (1 - delta_i)^{n_i} of f_{eps,delta} terms
+// (log1p, a product and the sum per term, expm1); the vertices of the
+// k-fold polygon (Loader's binomial masses, 1e-13 relative, and their
+// compensated sums).
+double closed_form_rounding(const tradeoff& f, const std::vector<compose_term>& terms) {
+  const double u = std::numeric_limits<double>::epsilon() / 2, m = static_cast<double>(terms.size());
+  if (std::holds_alternative<curve>(f.get())) return 1e-12;
+  if (std::holds_alternative<gaussian>(f.get())) {
+    // (one application of one term: sqrt(mu^2) is mu exactly, only the
+    // term's own mu may be rounded)
+    double own = 0.0;
+    for (const auto& t : terms) own = std::max(own, t.closed_rel);
+    const bool single = terms.size() == 1 && terms.front().times == 1;
+    return (single ? 0.0 : 2 * (m + 4) * u) + own;
+  }
+  if (std::holds_alternative<eps_delta>(f.get())) {
+    // one application of one f_{eps,delta}: its delta is the user's, exact
+    std::int64_t apps = 0;
+    for (const auto& t : terms)
+      if (t.law->q_pos_inf() > 0) apps += t.times;
+    if (apps <= 1) return 0.0;
+  }
+  return 2 * (m + 4) * u;
 }
 
 // The exact Q-law of a composition of f_{eps0, delta_i} terms with one common
@@ -210,10 +241,17 @@ curve kfold_eps_delta(double eps, double delta, std::int64_t k) {
   detail::require(k >= 1 && k <= 10000000, "kfold_eps_delta", "k", static_cast<long long>(k),
                   "must be in [1, 1e7]");
   // per-term delta: the k terms together put 1 - (1-delta)^k at +inf
-  return kfold_total_delta(eps, -std::expm1(static_cast<double>(k) * std::log1p(-std::min(delta, 1.0 - 1e-300))), k);
+  const double log_keep = static_cast<double>(k) * std::log1p(-std::min(delta, 1.0 - 1e-300));
+  return detail::kfold_polygon(eps, std::exp(log_keep), -std::expm1(log_keep), k);
 }
 
-curve kfold_total_delta(double eps, double delta, std::int64_t k) {
+curve kfold_total_delta(double eps, double delta, std::int64_t k) { return detail::kfold_polygon(eps, 1.0 - delta, delta, k); }
+
+namespace detail {
+// keep = 1 - delta given apart: near delta = 1 the polygon's scale is keep,
+// which 1 - delta rounds away (f_{0.056,0.0036}^(x)11761 keeps e^-42.9 =
+// 2.3e-19 of the mass; 1 - delta was 0 and every beta read 0)
+curve kfold_polygon(double eps, double keep, double delta, std::int64_t k) {
   // P: S ~ Bin(k, p), p = e^eps/(1+e^eps); Q: S ~ Bin(k, 1-p). Reject for S < j.
   const double lp = -std::log1p(std::exp(-eps)), lq = -eps - std::log1p(std::exp(-eps));
   const std::size_t n = static_cast<std::size_t>(k) + 1;
@@ -248,16 +286,28 @@ curve kfold_total_delta(double eps, double delta, std::int64_t k) {
     om[j] = q_lo[j] <= 0.5 ? q_lo[j] : 1.0 - q_hi[j];
     be[j] = q_hi[j] <= 0.5 ? q_hi[j] : 1.0 - q_lo[j];
   }
-  // scale by (1 - delta): the composition with f_{0, delta}
-  const double keep = 1.0 - delta;
+  // scale by keep = 1 - delta: the composition with f_{0, delta}
   std::vector<double> A, B, C;
   for (std::size_t j = 0; j <= n; ++j) {
     double a = keep * std::min(1.0, al[j]);
     if (j == n) a = keep;
-    if (!A.empty() && !(a > A.back())) continue;
+    const double b = std::min(1.0, keep * be[j]), c = std::min(1.0, delta + keep * std::min(1.0, om[j]));
+    // Vertices whose alpha rounds to the one before: the lowest beta at
+    // that alpha is the polygon's (the last, j = n, is beta = 0 at alpha =
+    // (1 - delta)^k; keeping the first of them left a positive beta up to
+    // alpha = 1: 1.7e-175 at alpha 0.9999 for k = 8880, beyond (1 -
+    // delta)^k = 0.147 where the truth is 0). At alpha = 0 the first vertex
+    // stays (f(0) = 1 - delta exactly) and the ones whose alpha underflowed
+    // gather at the smallest positive double instead.
+    if (A.size() == 1 && A.back() == 0.0 && !(a > 0.0)) a = std::numeric_limits<double>::denorm_min();
+    if (!A.empty() && !(a > A.back())) {
+      B.back() = std::min(B.back(), b);
+      C.back() = std::max(C.back(), c);
+      continue;
+    }
     A.push_back(a);
-    B.push_back(std::min(1.0, keep * be[j]));
-    C.push_back(std::min(1.0, delta + keep * std::min(1.0, om[j])));
+    B.push_back(b);
+    C.push_back(c);
   }
   A.front() = 0.0;
   if (A.back() < 1.0) {
@@ -270,6 +320,7 @@ curve kfold_total_delta(double eps, double delta, std::int64_t k) {
   }
   return curve::from_vertices(A, B, C);
 }
+}  // namespace detail
 
 compose_term make_term(const spec& s) {
   if (s.times < 1) {
@@ -302,6 +353,11 @@ compose_term make_term(const spec& s) {
   auto f = single_tradeoff(s);
   if (!f) throw std::invalid_argument("spec '" + s.text + "': cannot be composed");
   t.closed = *f;
+  if (s.name == "gaussian") {
+    // mu = sensitivity / sigma, exact only when the division is
+    const double sigma = s.number("sigma", 0, 1e300, true), d = s.number_or("sensitivity", 1.0, 0, 1e300);
+    if (std::fma(d / sigma, sigma, -d) != 0.0) t.closed_rel = std::numeric_limits<double>::epsilon() / 2;
+  }
   t.law = make_law(*f);
   try {
     t.gdp_cap = gdp_summary(*f);
@@ -629,7 +685,9 @@ std::optional<std::vector<compose_term>> staged_terms(const std::vector<compose_
 
 composition compose_terms(const std::vector<compose_term>& terms, const compose_options& opt) {
   composition c = detail::compose_access::run(terms, opt);
-  c.gdp_cap_ = root_sum_squares(terms, [](const compose_term& t) { return t.gdp_cap; });
+  // (rounded up: the caps themselves are computed, the Laplace summary to
+  // ~1e-11, and their root sum of squares rounds once per term)
+  c.gdp_cap_ = std::nextafter(root_sum_squares(terms, [](const compose_term& t) { return t.gdp_cap; }) * (1 + 1e-9), kInf);
   return c;
 }
 
@@ -669,6 +727,7 @@ composition compose_access::run(const std::vector<compose_term>& terms_in, const
     r.exact_ = try_exact(terms);
     if (r.exact_) {
       r.lattice_ = exact_lattice(terms);
+      r.exact_rel_ = closed_form_rounding(*r.exact_, terms);
       return r;
     }
     if (opt.method == compose_method::exact) {
@@ -1049,10 +1108,7 @@ interval composition::delta(double eps) const {
   if (lattice_ && !std::holds_alternative<eps_delta>(exact_->get())) {
     return {lattice_->delta_lower(eps), lattice_->delta_upper(eps)};
   }
-  if (exact_) {
-    const double d = profile_delta(*exact_, eps);
-    return {d, d};
-  }
+  if (exact_) return exact_form().delta(eps);
   // Unbounded losses: the truth is positive at every eps; where the upper
   // bound underflowed to 0, the smallest positive double is still above it.
   const double up = delta_up(eps);
@@ -1062,16 +1118,11 @@ interval composition::delta(double eps) const {
 interval composition::epsilon(double delta) const {
   detail::require_in(delta, 0.0, 1.0, "composition::epsilon", "delta");
   if (exact_) {
-    if (auto g = std::get_if<gaussian>(&exact_->get())) {
-      const double e = gdp_eps(g->mu, delta);
-      return {e, e};
-    }
     if (lattice_ && !std::holds_alternative<eps_delta>(exact_->get())) {
       return {solve_eps([&](double e) { return lattice_->delta_lower(e); }, delta, false),
               solve_eps([&](double e) { return lattice_->delta_upper(e); }, delta, true)};
     }
-    auto fn = [&](double e) { return profile_delta(*exact_, e); };
-    return {solve_eps(fn, delta, false), solve_eps(fn, delta, true)};
+    return exact_form().epsilon(delta);
   }
   // delta = 0 with an unbounded loss: no finite eps (the grid's upper bound
   // underflows to 0 far out, but the truth stays positive).
@@ -1444,10 +1495,7 @@ curve composition::forward_upper_curve() const {
 
 interval composition::beta(double alpha) const {
   detail::check_alpha(alpha, "composition::beta");
-  if (exact_) {
-    const double b = fdp::beta(*exact_, alpha);
-    return {b, b};
-  }
+  if (exact_) return exact_form().beta(alpha);
   const beta_envelopes& env = envelopes();
   const double lo = std::min(std::max(0.0, env.lower->at(alpha, nullptr)), 1.0 - alpha);
   double hi = env.upper_at(alpha);
@@ -1471,13 +1519,12 @@ interval composition::mu_of_grids() const {
     const curve* poly = std::get_if<curve>(&exact_->get());
     if (std::holds_alternative<eps_delta>(exact_->get()) || (poly && poly->size() <= 100000)) {
       try {
-        const double v = gdp_summary(*exact_);
-        return {v, v};
+        return exact_form().mu();
       } catch (const evaluation_error&) {
         // (eps beyond the polygons' range: the bound search below)
       }
     }
-    if (auto g = std::get_if<gaussian>(&exact_->get())) return {g->mu, g->mu};
+    if (std::holds_alternative<gaussian>(exact_->get())) return exact_form().mu();
   }
   auto dup = [&](double e) {
     if (lattice_) return lattice_->delta_upper(e);
@@ -1499,6 +1546,23 @@ interval composition::mu_of_grids() const {
   // eps range where delta_up is above double underflow.
   double emax = 1.0;
   while (dup(emax) > 1e-300 && emax < 1e6) emax *= 2.0;
+  // Beyond emax: delta_up(eps) <= delta_up(emax), and gdp_mu grows with
+  // both arguments, so mu(eps) <= gdp_mu(top, delta_up(emax)) up to the top
+  // of the composed support (delta = 0 above it). An unbounded loss has no
+  // top: no grid certifies its tail, where the sup may be approached as eps
+  // -> inf (a Poisson-subsampled Gaussian's is 1/sigma however small q;
+  // 'subsampled-gaussian:sigma=1,q=1e-20 --mu' read [0, 2.47e-12]). Its
+  // upper end is then the terms' cap alone (mu()).
+  double tail_mu = 0.0;
+  if (!exact_) {
+    if (unbounded_) {
+      tail_mu = kInf;
+    } else {
+      double top = pess_->support_top();
+      if (inv_pess_) top = std::max(top, inv_pess_->support_top());
+      tail_mu = emax < top ? gdp_mu(top, std::max(dup(emax), 1e-300)) : 0.0;
+    }
+  }
   // Branch and bound for sup_eps gdp_mu(eps, delta_up(eps)); on [a, b] the
   // value is at most gdp_mu(b, delta_up(a)) (gdp_mu grows with both).
   struct node {
@@ -1525,6 +1589,7 @@ interval composition::mu_of_grids() const {
     pq.push({gdp_mu(n.b, dup(m)), m, n.b});
   }
   if (!pq.empty()) upper = std::max(best, pq.top().bound);
+  upper = std::max(upper, tail_mu);
   // lower bound: the same search on delta_lo at a few points around the argmax
   double lower = 0.0;
   for (int i = 0; i <= 400; ++i) {
@@ -1716,4 +1781,8 @@ curve composition::upper_curve(int points) const {
   return curve::from_points(std::move(pts), curve::hull_policy::convexify);
 }
 
+}  // namespace fdp
+
+namespace fdp {
+detail::closed_form composition::exact_form() const { return {*exact_, exact_rel_}; }
 }  // namespace fdp

@@ -874,6 +874,10 @@ composed_pld compose_grid(const std::vector<const grid_pmf*>& pmfs,
     lmax += static_cast<double>(t.n) * (t.off + static_cast<double>(t.k0 + static_cast<std::int64_t>(t.x.size()) - 1) * h);
   }
   r.offset_ = off;
+  // The positions' rounding: off and the support ends are sums of n_i times
+  // the terms' offsets and ends (one rounding per term and product), and
+  // off + K h rounds twice more.
+  r.loss_err_ = 4 * kU * static_cast<double>(ts.size() + 2) * (std::fabs(lmin) + std::fabs(lmax) + std::fabs(off));
   // Mass at +inf of the product: prod T^n - prod (T - I)^n, T = a term's
   // total mass, written as prod T^n (1 - prod (1 - I/T)^n) so that a small I
   // keeps its relative precision. A full probability measure (every
@@ -1299,6 +1303,8 @@ composed_pld composed_pld::from_lattice(double h, double offset, std::int64_t k0
   r.m_inf_ = m_inf;
   r.m_inf_rel_ = m_inf_rel;
   r.top_index_ = k0 + static_cast<std::int64_t>(r.m_.size()) - 1;
+  // (offset + k h: the offset's own rounding, the product's and the sum's)
+  r.loss_err_ = 4 * kU * (2 * std::fabs(offset) + std::fabs(r.hi()));
   r.finish();
   // Only rounding: each mass is relative 1e-13 off (Loader's saddle point
   // binomial), the suffix sums sm (compensated) and se (e^{-h} recurrence)
@@ -1407,7 +1413,15 @@ double composed_pld::slack(std::size_t j) const {
   return fft_l2_ * std::exp(lw) * std::sqrt(g);
 }
 
-double composed_pld::delta_upper(double eps) const {
+// The loss positions lambda_k = offset + k h are computed: each is within
+// loss_err_ of the exact sum of the terms' grid losses it stands for, and
+// delta's integrand (1 - e^{eps - lambda})_+ grows with lambda, so the
+// bounds are taken at eps moved by loss_err_ the safe way (near the top of a
+// lattice, where delta ~ m_top (1 - e^{eps - lambda_top}), an absolute 1e-12
+// on lambda_top was 2e-9 of delta: 'epsdelta:eps=2.3062081603902174,
+// times=2646 --eps 6102.2266980102904' read a lower end above the truth).
+double composed_pld::delta_upper(double eps_in) const {
+  const double eps = eps_in - loss_err_;
   // Beyond the composed support only the mass at +inf remains (with its
   // rounding margins; a tolerance for ties at the top).
   const double top = offset_ + static_cast<double>(top_index_) * h_;
@@ -1415,10 +1429,16 @@ double composed_pld::delta_upper(double eps) const {
   const std::size_t j = first_above(eps);
   double fin = std::max(0.0, fin_raw(eps)) + slack(j) + tail_bound_above(eps) + mass_error_above(eps);
   if (j == 0) fin += tail_lo_;
+  // Below the top of the support some mass lies above eps, so the truth is
+  // positive however far below the double range: an upper end of 0 would
+  // exclude it ('epsdelta:eps=0.0038144,times=17743 --eps 66.14627328' read
+  // [0, 0]; the truth is 10^-4854.6)
+  fin = std::max(fin, std::numeric_limits<double>::denorm_min());
   return std::min(1.0, detail::sum_up(m_inf_upper(), fin));
 }
 
-double composed_pld::delta_lower(double eps) const {
+double composed_pld::delta_lower(double eps_in) const {
+  const double eps = eps_in + loss_err_;
   const std::size_t j = first_above(eps);
   const double fin = fin_raw(eps) - slack(j) - tail_lo_ - tail_hi_ - mass_error_above(eps);
   return std::min(1.0, detail::sum_down(m_inf_lower(), std::max(0.0, fin)));  // (a delta is at most 1)
@@ -1506,7 +1526,8 @@ void composed_pld::upper_lines(std::vector<double>& eps_out, std::vector<double>
       if (j == 0 && side == 0) eps = -745.0;  // the open end: e^eps a -> 0
       if (j == n && side == 1) continue;
       const double lj = offset_ + static_cast<double>(k0_ + static_cast<std::int64_t>(std::min(j, n - 1))) * h_;
-      const double fin = (j < n) ? base0 - std::exp(eps - lj) * se_[j] : base0;
+      // (delta_lower's eps + loss_err_; the line keeps its slope e^eps)
+      const double fin = (j < n) ? base0 - std::exp(eps + loss_err_ - lj) * se_[j] : base0;
       eps_out.push_back(eps);
       c_out.push_back(1.0 - (m_inf_lower() + fin));
     }

@@ -15,6 +15,8 @@
 #include <string>
 #include <vector>
 
+#include "fdp/core/interval.hpp"
+
 namespace fdp {
 
 /// A discrete privacy-loss distribution of L = log(dQ/dP): atoms at finite
@@ -64,6 +66,12 @@ class curve {
 
 double beta(const curve& f, double a);
 double one_minus_beta(const curve& f, double a);
+/// beta(f, a) as a certified bracket when the vertices themselves carry
+/// rounding: interior vertices off by at most vertex_rel * min(x, 1 - x)
+/// (+ 2 ulps) in alpha and vertex_rel * y (+ 2 ulps) in beta; the ends at
+/// alpha = 0 and 1 are exact. Interpolated from the nearer vertex, so a
+/// small beta near alpha = 1 keeps its relative precision.
+interval beta_bracket(const curve& f, double a, double vertex_rel);
 double beta_inverse(const curve& f, double y);
 double slope(const curve& f, double a);
 /// delta(eps) = max_i (1 - beta_i - e^eps alpha_i), clipped at 0; exact.

@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "fdp/core/interval.hpp"
 #include "fdp/core/tradeoff.hpp"
 #include "fdp/ops/loss_law.hpp"
 #include "fdp/ops/pld_grid.hpp"
@@ -75,11 +76,6 @@ struct compose_options {
   static constexpr std::size_t kDefaultMaxMemory = std::size_t(2) << 30;  ///< 2 GiB
 };
 
-struct interval {
-  double lower = 0.0;
-  double upper = 0.0;
-};
-
 /// One term of a composition: a law (numeric face), optionally its closed
 /// form, and a repetition count.
 struct compose_term {
@@ -96,6 +92,10 @@ struct compose_term {
   /// closed form's own GDP summary); the composition's mu is then at most
   /// sqrt(sum times mu^2), since G_a (x) G_b = G_sqrt(a^2 + b^2).
   double gdp_cap = std::numeric_limits<double>::infinity();
+  /// The relative rounding of the closed form's parameter as computed from
+  /// the spec (a Gaussian's mu = sensitivity / sigma: half an ulp unless the
+  /// division is exact; a given mu: 0).
+  double closed_rel = 0.0;
 };
 
 /// Builds the term of a spec (validating its parameters).
@@ -103,6 +103,7 @@ compose_term make_term(const spec& s);
 
 namespace detail {
 struct compose_access;  // the engine's access to a composition's grids (compose.cpp)
+struct closed_form;     // a closed form with its rounding (closed_form_bounds.hpp)
 }
 
 class composition {
@@ -168,6 +169,8 @@ class composition {
   const beta_envelopes& envelopes() const;
   std::shared_ptr<beta_envelopes> envelopes_;
   std::optional<tradeoff> exact_;
+  double exact_rel_ = 0.0;  // the closed form's parameter rounding (closed_form_bounds.hpp)
+  detail::closed_form exact_form() const;
   std::optional<composed_pld> lattice_;  // exact lattice law of an exact result, when it has one
   std::optional<composed_pld> pess_, opt_, inv_pess_, inv_opt_;
   // The same grids composed with an exponential tilt at delta_hint (small

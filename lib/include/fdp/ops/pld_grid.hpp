@@ -176,6 +176,7 @@ class composed_pld {
   double m_inf_rel_ = 1e-12;  // compose_grid's blanket margin; a lattice states its own
   double lattice_rel_ = 0;    // a lattice's mass error, relative to the masses above eps (0: none)
   double m_inf_err_ = 0;  // sum of n_i x the terms' folded-mass errors (d m_inf / d I_i <= n_i)
+  double loss_err_ = 0;   // bound on the rounding of the loss positions offset + k h
   double tail_lo_ = 0, tail_hi_ = 0;  // window tail masses (Chernoff)
   double fft_l2_ = 0;                 // bound on the 2-norm of the FFT error
   // Exponential tilt of the FFT (compose_grid's tilt_delta): the transforms
