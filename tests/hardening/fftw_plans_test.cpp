@@ -13,7 +13,7 @@
 #include <thread>
 #include <vector>
 
-#include "ops/fftw_planner.hpp"
+#include "ops/pld/spectrum.hpp"
 
 namespace {
 

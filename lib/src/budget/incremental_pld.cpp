@@ -16,8 +16,8 @@
 
 #include "fdp/core/error.hpp"
 #include "fdp/ops/pld_grid.hpp"
-#include "../ops/fftw_planner.hpp"
-#include "../ops/pld_internal.hpp"
+#include "ops/pld/spectrum.hpp"
+#include "ops/pld/sums.hpp"
 
 namespace fdp {
 namespace detail {
@@ -45,7 +45,7 @@ const std::vector<double>& kTilts() {
 // ledger's cuts bisect 60 times, the engine's 40)
 constexpr int kCutBisections = 60;
 
-std::int64_t good_size(std::int64_t n) {
+std::int64_t ledger_good_size(std::int64_t n) {
   std::int64_t best = std::int64_t(1) << 62;
   for (std::int64_t p2 = 1; p2 < 2 * n + 2; p2 *= 2)
     for (std::int64_t m : {1, 3, 5})
@@ -393,7 +393,7 @@ incremental_pld::incremental_pld(double h, double window, double cut) : h_(h), c
                   "must be finite and > 0");
   for (int c = 0; c < kChannels; ++c) ch_.push_back(std::make_shared<channel>());
   touch();
-  N_ = detail::good_size(std::max<std::int64_t>(1024, static_cast<std::int64_t>(window / h)));
+  N_ = detail::ledger_good_size(std::max<std::int64_t>(1024, static_cast<std::int64_t>(window / h)));
   if (N_ > (std::int64_t(1) << 26)) {
     throw evaluation_error("incremental_pld: a window of " + detail::format_value(window) +
                            " at h = " + detail::format_value(h) + " exceeds the FFT size limit");
@@ -480,7 +480,7 @@ void incremental_pld::incorporate(std::size_t gi, std::int64_t n, bool fresh_pow
 
 void incremental_pld::replan(std::int64_t N, bool keep) {
   const std::int64_t need = needed_size();
-  if (N < need) N = detail::good_size(need * 2);
+  if (N < need) N = detail::ledger_good_size(need * 2);
   if (N > (std::int64_t(1) << 26)) {
     throw evaluation_error("incremental_pld: the composed window needs an FFT of " +
                            std::to_string(N) + " points, above the limit of 2^26");

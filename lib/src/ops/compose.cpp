@@ -22,7 +22,7 @@
 #include "fdp/ops/convert.hpp"
 #include "fdp/ops/group.hpp"
 #include "closed_form_bounds.hpp"
-#include "pld_internal.hpp"
+#include "ops/pld/sums.hpp"
 
 namespace fdp {
 curve kfold_total_delta(double eps, double delta, std::int64_t k);

@@ -1,9 +1,9 @@
-// Internal (not installed): grid helpers shared by the composition engine
-// (pld_grid.cpp, compose.cpp) and the ledger's incremental PLD
-// (budget/incremental_pld.cpp). Defined in pld_grid.cpp.
+// Internal (not installed): the sums the PLD kernel's certificate is made of
+// (tilted log-sums of masses and error bounds, and the error bound
+// accumulator), shared by compose_grid and the ledger's incremental PLD, and
+// the tail cuts of a loss law.
 #pragma once
 
-#include <complex>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -48,12 +48,6 @@ struct error_bound_acc {
 /// shift whose upper end is atom k (pld_grid.hpp). Empty when the pmf has
 /// no shifts.
 std::vector<double> shift_discounted_errors(const grid_pmf& g, bool use_p, const std::vector<double>& e, double h);
-
-/// Z[j] *= X[j]^n for j < m, by repeated squaring: the same multiplications
-/// in the same order as std::complex's own for each j (finite inputs: the
-/// same results), done for all j at once so that the loops over j
-/// vectorize (one z^n alone is a chain bound by multiply latency).
-void mul_pow_all(std::complex<double>* Z, const std::complex<double>* X, std::size_t m, std::int64_t n);
 
 /// A loss beyond which the law's mass is at most tau on both measures (the
 /// law's own end when finite): doubling steps of law.scale() outward from 0,

@@ -1,0 +1,17 @@
+// Internal (not installed): the numbers the PLD kernel's certificates rest on.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+
+namespace fdp::detail {
+
+inline constexpr double kInf = std::numeric_limits<double>::infinity();
+inline constexpr double kU = std::numeric_limits<double>::epsilon() / 2;  // unit roundoff
+// Relative accuracy assumed for a law's interval masses (the laws are
+// tested to ~1e-15; this leaves a margin).
+inline constexpr double kMassRel = 64 * kU;
+// Largest FFT length fdp will allocate (2^26 doubles ~ 0.5 GiB per buffer).
+inline constexpr std::int64_t kMaxGrid = std::int64_t(1) << 26;
+
+}  // namespace fdp::detail
