@@ -1,10 +1,7 @@
 #include "fdp/budget/incremental_pld.hpp"
 
-#include <fftw3.h>
-
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <exception>
 #include <limits>
 #include <atomic>
@@ -17,14 +14,13 @@
 #include "fdp/core/error.hpp"
 #include "fdp/ops/pld_grid.hpp"
 #include "ops/pld/spectrum.hpp"
-#include "ops/pld/sums.hpp"
+#include "ops/pld/numbers.hpp"
+#include "ops/pld/terms.hpp"
 
 namespace fdp {
 namespace detail {
 
 namespace {
-constexpr double kInf = std::numeric_limits<double>::infinity();
-constexpr double kU = std::numeric_limits<double>::epsilon() / 2;
 constexpr double kTail = 1e-16;   // window tail mass (Chernoff), as compose_options::tail
 constexpr int kChannels = 4;      // 0: pess T(P,Q), 1: pess T(Q,P), 2: opt T(P,Q), 3: opt T(Q,P)
 
@@ -41,34 +37,8 @@ const std::vector<double>& kTilts() {
   return t;
 }
 
-// (tilted_log_mgfs and loss_cut are the engine's, ops/pld_internal.hpp; the
-// ledger's cuts bisect 60 times, the engine's 40)
+// (the ledger's cuts bisect 60 times, compose's 40)
 constexpr int kCutBisections = 60;
-
-std::int64_t ledger_good_size(std::int64_t n) {
-  std::int64_t best = std::int64_t(1) << 62;
-  for (std::int64_t p2 = 1; p2 < 2 * n + 2; p2 *= 2)
-    for (std::int64_t m : {1, 3, 5})
-      if (p2 * m >= n && p2 * m < best) best = p2 * m;
-  return best;
-}
-
-// fftw-aligned scratch buffers
-struct scratch {
-  double* r = nullptr;
-  fftw_complex* c = nullptr;
-  explicit scratch(std::int64_t n) {
-    r = fftw_alloc_real(static_cast<std::size_t>(n));
-    c = fftw_alloc_complex(static_cast<std::size_t>(n / 2 + 1));
-    if (!r || !c) throw std::bad_alloc();
-  }
-  ~scratch() {
-    fftw_free(r);
-    fftw_free(c);
-  }
-  scratch(const scratch&) = delete;
-  scratch& operator=(const scratch&) = delete;
-};
 
 // Large buffers (the channels' products, cached transforms, the views) are
 // allocated and freed at every add (the ledger's trial copy, copy-on-write
@@ -126,18 +96,6 @@ class block_pool {
   std::size_t cached_ = 0;
 };
 
-// fftw scratch of one thread, kept between calls (grown on demand).
-scratch& scratch_for(std::int64_t n) {
-  thread_local std::unique_ptr<scratch> s;
-  thread_local std::int64_t size = 0;
-  if (!s || size < n) {
-    s.reset();
-    s = std::make_unique<scratch>(n);
-    size = n;
-  }
-  return *s;
-}
-
 }  // namespace
 
 template <class T>
@@ -156,26 +114,11 @@ struct pooled {
 using cvec = std::vector<std::complex<double>, pooled<std::complex<double>>>;
 using dvec = std::vector<double, pooled<double>>;
 
-// One discretized law in one channel.
-struct ipld_term {
-  std::vector<double> x, e;
-  double off = 0.0;
-  std::int64_t k0 = 0;
-  double fin = 0.0, all = 0.0, l2 = 0.0, s0 = 0.0, e0 = 0.0, a0 = 0.0;
-  double inf = 0.0;   // mass at +inf
-  double inf_err = 0.0;  // its error bound (finite mass folded into it; 0: none)
-  bool full = true;   // no mass removed by the discretization (see compose_grid)
-  std::vector<double> km, ke;
-  // e with the discretization's shifts discounted (shift_discounted_errors;
-  // empty: none), its sum and tilted log-sums
-  std::vector<double> a, ka;
-};
-
 struct ipld_group {
   std::string key;
   std::shared_ptr<const loss_law> law;
   bool symmetric = true;
-  ipld_term term[kChannels];
+  oriented_term term[kChannels];  // the channels' oriented terms, with their sums at kTilts()
   // cached transforms (size N/2+1) for the FFT size spec_n
   std::int64_t spec_n = 0;
   cvec spec[kChannels];
@@ -189,45 +132,9 @@ struct ipld_group {
 
 namespace {
 
-ipld_term make_term(const grid_pmf& g, bool use_p, double h) {
-  ipld_term t;
-  const std::size_t n = g.p.size();
-  if (!use_p) {
-    t.x = g.q;
-    t.off = g.offset;
-    t.k0 = g.k0;
-    t.e = g.err_q;
-    t.fin = 0.0;
-    for (double v : t.x) t.fin += v;
-    t.all = std::min(1.0, t.fin + g.q_pos_inf);
-  } else {
-    t.x.assign(g.p.rbegin(), g.p.rend());
-    t.off = -g.offset;
-    t.k0 = -(g.k0 + static_cast<std::int64_t>(n) - 1);
-    t.e.assign(g.err_p.rbegin(), g.err_p.rend());
-    t.fin = 0.0;
-    for (double v : t.x) t.fin += v;
-    t.all = std::min(1.0, t.fin + g.p_neg_inf);
-  }
-  t.inf = use_p ? g.p_neg_inf : g.q_pos_inf;
-  t.inf_err = use_p ? g.p_neg_inf_err : g.q_pos_inf_err;
-  t.full = g.dropped_p == 0 && g.dropped_q == 0 && g.leftover == 0;
-  if (t.e.size() != t.x.size()) t.e.assign(t.x.size(), 0.0);
-  double s2 = 0.0;
-  for (std::size_t k = 0; k < t.x.size(); ++k) {
-    t.e[k] += 8 * kU * std::fabs(t.x[k]);
-    s2 += t.x[k] * t.x[k];
-    t.s0 += std::max(0.0, t.x[k]);
-    t.e0 += t.e[k];
-  }
-  t.l2 = std::sqrt(s2);
-  tilted_log_mgfs(t.x, t.off, h, t.k0, kTilts(), t.km);
-  tilted_log_mgfs(t.e, t.off, h, t.k0, kTilts(), t.ke);
-  t.a = shift_discounted_errors(g, use_p, t.e, h);
-  if (!t.a.empty()) {
-    for (double v : t.a) t.a0 += v;
-    tilted_log_mgfs(t.a, t.off, h, t.k0, kTilts(), t.ka);
-  }
+oriented_term make_term(const grid_pmf& g, bool use_p, double h) {
+  oriented_term t = orient(g, use_p, h);
+  tilt_sums(t, h, kTilts());
   return t;
 }
 
@@ -240,149 +147,20 @@ double mults_for(std::int64_t n) { return static_cast<double>(n) + 1.0; }
 }  // namespace detail
 
 using detail::ipld_group;
-using detail::ipld_term;
 using detail::kChannels;
 
 struct incremental_pld::channel {
-  detail::cvec Z;
-  double off = 0.0;
-  std::int64_t base = 0, top = 0;
-  double err_in = 0.0, mults = 0.0;
-  // Mass at +inf: prod T^n (1 - prod (1 - I/T)^n), T a term's total mass (1
-  // for a full measure; see compose_grid). inf_lg = sum n log1p(-I/T),
-  // inf_lt = sum n log T over the terms that are not full; and what its
-  // rounding error bound needs: the sums' additions (inf_adds), their
-  // applications (inf_apps, and of terms that are not full, nf_apps), and
-  // the mass of a single application (exact, no rounding).
-  double inf_lg = 0.0, inf_lt = 0.0, inf_one = 0.0;
-  double inf_err = 0.0;  // sum n x the terms' folded-mass errors (d m_inf / d I <= n)
-  std::int64_t inf_adds = 0, inf_apps = 0, nf_apps = 0;
-  std::vector<double> K;
-  // mass-error bounds, flat (acc0) and per tilt (acc), as in compose_grid
-  detail::error_bound_acc acc0;
-  std::vector<detail::error_bound_acc> acc;
-  bool shifts = false;
-  channel() : K(detail::kTilts().size(), 0.0), acc(detail::kTilts().size()) {}
-
-  void add_sums(const ipld_term& t, std::int64_t n) {
-    const double nn = static_cast<double>(n);
-    off += nn * t.off;
-    base += n * t.k0;
-    top += n * (t.k0 + static_cast<std::int64_t>(t.x.size()) - 1);
-    if (t.inf > 0) {
-      const double tot = t.full ? 1.0 : t.all;
-      if (!t.full) inf_lt += nn * std::log(tot), nf_apps += n;
-      inf_lg += nn * std::log1p(-std::min(1.0, t.inf / tot));
-      inf_adds += 1;
-      inf_apps += n;
-      inf_one = t.inf;
-    }
-    inf_err += nn * t.inf_err;
-    err_in += nn * t.l2;
-    // (a term with errors but no finite mass counts too: its factor is D)
-    const double le0 = std::log(t.e0);
-    acc0.add(std::log(t.s0), le0, t.a.empty() ? le0 : std::log(t.a0), nn);
-    for (std::size_t i = 0; i < K.size(); ++i) {
-      K[i] += nn * t.km[i];
-      acc[i].add(t.km[i], t.ke[i], t.a.empty() ? t.ke[i] : t.ka[i], nn);
-    }
-    shifts = shifts || !t.a.empty();
-  }
+  detail::cvec Z;                 // the running product of the terms' spectra
+  detail::composition_sums sums;  // the certificate's sums over the terms (ops/pld/terms.hpp)
+  double mults = 0.0;             // complex multiplications into Z per frequency (its rounding)
+  channel() : sums(detail::kTilts()) {}
 
   // The Chernoff window [klo, khi] (grid indices) for tail mass kTail per side.
   void window(double h, std::int64_t& klo, std::int64_t& khi) const {
-    const double lt = std::log(detail::kTail);
-    double y_hi = off + static_cast<double>(top) * h, y_lo = off + static_cast<double>(base) * h;
-    const auto& ts = detail::kTilts();
-    for (std::size_t i = 0; i < ts.size(); ++i) {
-      if (!std::isfinite(K[i])) continue;
-      const double y = (K[i] - lt) / ts[i];
-      if (ts[i] > 0) y_hi = std::min(y_hi, y);
-      else y_lo = std::max(y_lo, y);
-    }
-    // crossed bounds: at most 2 kTail of finite mass in all (see compose_grid)
-    if (y_hi < y_lo) {
-      const double ybot = off + static_cast<double>(base) * h, ytop = off + static_cast<double>(top) * h;
-      y_hi = y_lo = 0.5 * (std::max(y_hi, ybot) + std::min(y_lo, ytop));
-    }
-    klo = static_cast<std::int64_t>(std::floor((y_lo - off) / h)) - 1;
-    khi = static_cast<std::int64_t>(std::ceil((y_hi - off) / h)) + 1;
-    klo = std::max(klo, base);
-    khi = std::min(khi, top);
-    if (khi < klo) khi = klo;
-  }
-};
-
-// A channel's composed distribution on its window, with the certificate's terms
-// (the query side of composed_pld, pld_grid.hpp).
-struct incremental_pld::view {
-  std::uint64_t version = ~std::uint64_t(0);
-  double h = 0.0, off = 0.0;
-  std::int64_t k0 = 0, top = 0;
-  detail::dvec m, sm, se;
-  double m_inf = 0.0, m_inf_rel = 0.0, m_inf_err = 0.0, tail_lo = 0.0, tail_hi = 0.0, fft_l2 = 0.0, err0 = 0.0;
-  std::vector<double> K, err_k;
-  bool active = false;
-
-  void reset() {
-    version = ~std::uint64_t(0);
-    h = off = 0.0;
-    k0 = top = 0;
-    m.clear();
-    sm.clear();
-    se.clear();
-    m_inf = m_inf_rel = m_inf_err = tail_lo = tail_hi = fft_l2 = err0 = 0.0;
-    K.clear();
-    err_k.clear();
-    active = false;
-  }
-
-  double loss(std::size_t j) const { return off + static_cast<double>(k0 + static_cast<std::int64_t>(j)) * h; }
-  std::size_t first_above(double eps) const {
-    const double x = (eps - off) / h - static_cast<double>(k0);
-    if (x < 0) return 0;
-    if (x >= static_cast<double>(m.size())) return m.size();
-    std::size_t j = static_cast<std::size_t>(std::floor(x));
-    while (j < m.size() && loss(j) <= eps) ++j;
-    return j;
-  }
-  double fin_raw(double eps, std::size_t j) const {
-    if (j >= m.size()) return 0.0;
-    return sm[j] - std::exp(eps - loss(j)) * se[j];
-  }
-  double slack(std::size_t j) const {
-    return fft_l2 * std::sqrt(static_cast<double>(m.size() - std::min(j, m.size())));
-  }
-  double tail_above(double eps) const {
-    double b = tail_hi;
-    const auto& ts = detail::kTilts();
-    for (std::size_t i = 0; i < ts.size(); ++i)
-      if (ts[i] > 0 && std::isfinite(K[i])) b = std::min(b, std::exp(K[i] - ts[i] * eps));
-    return b;
-  }
-  double mass_error_above(double eps) const {
-    double b = err0;
-    const auto& ts = detail::kTilts();
-    for (std::size_t i = 0; i < ts.size(); ++i)
-      if (ts[i] > 0 && std::isfinite(err_k[i])) b = std::min(b, std::exp(err_k[i] - ts[i] * eps));
-    return b;
-  }
-  // (m_inf_rel: the relative rounding error bound of m_inf, set with it, and
-  // m_inf_err the absolute one of the masses folded into it; without them
-  // lower == upper == m_inf beyond the support, a few ulps off the truth
-  // either way)
-  double upper(double eps) const {
-    const double mi = m_inf * (1 + m_inf_rel) + m_inf_err;
-    if (eps >= off + static_cast<double>(top) * h) return std::min(1.0, mi);
-    const std::size_t j = first_above(eps);
-    double fin = std::max(0.0, fin_raw(eps, j)) + slack(j) + tail_above(eps) + mass_error_above(eps);
-    if (j == 0) fin += tail_lo;
-    return std::min(1.0, detail::sum_up(mi, fin));
-  }
-  double lower(double eps) const {
-    const std::size_t j = first_above(eps);
-    const double fin = fin_raw(eps, j) - slack(j) - tail_lo - tail_hi - mass_error_above(eps);
-    return std::min(1.0, detail::sum_down(std::max(0.0, m_inf * (1 - m_inf_rel) - m_inf_err), std::max(0.0, fin)));
+    double y_lo, y_hi;
+    sums.window(detail::kTail, y_lo, y_hi);
+    sums.meet_crossed(y_lo, y_hi);
+    sums.indices(y_lo, y_hi, h, klo, khi);
   }
 };
 
@@ -393,7 +171,7 @@ incremental_pld::incremental_pld(double h, double window, double cut) : h_(h), c
                   "must be finite and > 0");
   for (int c = 0; c < kChannels; ++c) ch_.push_back(std::make_shared<channel>());
   touch();
-  N_ = detail::ledger_good_size(std::max<std::int64_t>(1024, static_cast<std::int64_t>(window / h)));
+  N_ = detail::good_size(std::max<std::int64_t>(1024, static_cast<std::int64_t>(window / h)));
   if (N_ > (std::int64_t(1) << 26)) {
     throw evaluation_error("incremental_pld: a window of " + detail::format_value(window) +
                            " at h = " + detail::format_value(h) + " exceeds the FFT size limit");
@@ -419,16 +197,8 @@ std::int64_t incremental_pld::needed_size() const {
 void incremental_pld::incorporate(std::size_t gi, std::int64_t n, bool fresh_power, bool keep) {
   ipld_group& g = *groups_[gi];
   const std::size_t nc = static_cast<std::size_t>(N_ / 2 + 1);
-  const auto pl = detail::fftw_plans_for(N_);
-  // The term's transform at N_, in the scratch buffer; and Z *= S^n.
-  const auto transform = [&](int c) {
-    const ipld_term& t = g.term[c];
-    detail::scratch& s = detail::scratch_for(N_);
-    std::fill(s.r, s.r + N_, 0.0);
-    std::copy(t.x.begin(), t.x.end(), s.r);
-    fftw_execute_dft_r2c(pl->fwd, s.r, s.c);
-    return reinterpret_cast<const std::complex<double>*>(s.c);
-  };
+  // The term's transform at N_ (valid until the next); and Z *= S^n.
+  const auto transform = [&](int c) { return detail::thread_fft(N_, detail::fft_backend::fftw).forward(g.term[c].x); };
   const auto multiply = [&](int c, const std::complex<double>* S) {
     if (ch_[c].use_count() > 1) ch_[c] = std::make_shared<channel>(*ch_[c]);
     channel& C = *ch_[c];
@@ -480,7 +250,7 @@ void incremental_pld::incorporate(std::size_t gi, std::int64_t n, bool fresh_pow
 
 void incremental_pld::replan(std::int64_t N, bool keep) {
   const std::int64_t need = needed_size();
-  if (N < need) N = detail::ledger_good_size(need * 2);
+  if (N < need) N = detail::good_size(need * 2);
   if (N > (std::int64_t(1) << 26)) {
     throw evaluation_error("incremental_pld: the composed window needs an FFT of " +
                            std::to_string(N) + " points, above the limit of 2^26");
@@ -506,7 +276,7 @@ void incremental_pld::enable_reverse() {
     *ch_[c] = channel();
     ch_[c]->Z.assign(static_cast<std::size_t>(N_ / 2 + 1), {1.0, 0.0});
     for (std::size_t i = 0; i < groups_.size(); ++i)
-      if (counts_[i] > 0) ch_[c]->add_sums(groups_[i]->term[c], counts_[i]);
+      if (counts_[i] > 0) ch_[c]->sums.add(groups_[i]->term[c], counts_[i], h_);
   }
   // rebuild the products of all channels (the forward ones are unchanged,
   // but a full replan keeps the bookkeeping in one place)
@@ -575,7 +345,7 @@ void incremental_pld::count(std::size_t gi, std::int64_t n) {
   for (int c = 0; c < kChannels; ++c) {
     if ((c == 1 || c == 3) && !reverse_) continue;
     if (ch_[c].use_count() > 1) ch_[c] = std::make_shared<channel>(*ch_[c]);
-    ch_[c]->add_sums(groups_[gi]->term[c], n);
+    ch_[c]->sums.add(groups_[gi]->term[c], n, h_);
   }
 }
 
@@ -670,7 +440,7 @@ void incremental_pld::add_batch(const std::vector<batch_item>& items) {
         if (ch_[c].use_count() > 1) ch_[c] = std::make_shared<channel>(*ch_[c]);
         *ch_[c] = channel();
         for (std::size_t i = 0; i < groups_.size(); ++i)
-          if (counts_[i] > 0) ch_[c]->add_sums(groups_[i]->term[c], counts_[i]);
+          if (counts_[i] > 0) ch_[c]->sums.add(groups_[i]->term[c], counts_[i], h_);
       }
     }
     count(gi, it.n);
@@ -688,120 +458,53 @@ void incremental_pld::touch() {
   version_ = ++counter;
 }
 
-const incremental_pld::view& incremental_pld::get_view(int c) const {
+// A channel's composed distribution on its window, with its certificate:
+// the kernel's composed_pld, from the channel's sums and the inverse of its
+// running product (ops/pld/terms.hpp).
+struct incremental_pld::view {
+  std::uint64_t version = ~std::uint64_t(0);
+  std::optional<composed_pld> c;
+};
+
+const composed_pld& incremental_pld::get_view(int c) const {
   if (views_.v.size() != static_cast<std::size_t>(kChannels)) views_.v.resize(kChannels);
   if (!views_.v[c]) views_.v[c] = std::make_shared<view>();
   view& v = *views_.v[c];
-  if (v.version == version_) return v;
+  if (v.version == version_) return *v.c;
   const channel& C = *ch_[c];
-  v.reset();  // keeps the buffers' capacity
-  v.h = h_;
-  v.off = C.off;
-  v.top = C.top;
-  v.active = true;
-  v.K = C.K;
-  if (applications_ == 0) {
-    // nothing composed: the identity (delta(eps) = max(0, 1 - e^eps))
-    v.k0 = 0;
-    v.off = 0.0;
-    v.top = 0;
-    v.m = {1.0};
-    v.err_k.assign(C.K.size(), -detail::kInf);
-    v.sm = {1.0, 0.0};
-    v.se = {1.0, 0.0};
-    v.version = version_;
-    return v;
-  }
   std::int64_t klo, khi;
   C.window(h_, klo, khi);
   const std::int64_t W = khi - klo + 1;
   if (W > N_) throw evaluation_error("incremental_pld: window larger than the FFT (internal)");
-  const std::size_t nc = static_cast<std::size_t>(N_ / 2 + 1);
-  const auto pl = detail::fftw_plans_for(N_);
-  detail::scratch& s = detail::scratch_for(N_);
-  std::memcpy(static_cast<void*>(s.c), C.Z.data(), nc * sizeof(fftw_complex));
-  fftw_execute_dft_c2r(pl->bwd, s.c, s.r);
-  const double invN = 1.0 / static_cast<double>(N_);
+  detail::real_fft& fft = detail::thread_fft(N_, detail::fft_backend::fftw);
+  const double* z = fft.inverse(C.Z.data());
+  const double scale = fft.inverse_scale();
   double z2 = 0.0;
-  for (std::int64_t i = 0; i < N_; ++i) {
-    const double x = s.r[i] * invN;
-    z2 += x * x;
-  }
-  const double zn = std::sqrt(z2);
-  const double gamma = 10.0 * detail::kU * std::log2(static_cast<double>(N_));
-  v.fft_l2 = gamma * (C.err_in + zn) + 3.0 * detail::kU * C.mults * zn + detail::kU;
-  v.k0 = klo;
-  v.m.resize(static_cast<std::size_t>(W));
+  for (std::int64_t i = 0; i < N_; ++i) z2 += (z[i] * scale) * (z[i] * scale);
+  detail::window_masses w;
+  w.klo = klo;
+  w.windowed = true;
+  w.m.resize(static_cast<std::size_t>(W));
   for (std::int64_t K = klo; K <= khi; ++K) {
-    std::int64_t idx = (K - C.base) % N_;
+    std::int64_t idx = (K - C.sums.base) % N_;
     if (idx < 0) idx += N_;
-    v.m[static_cast<std::size_t>(K - klo)] = s.r[idx] * invN;
+    w.m[static_cast<std::size_t>(K - klo)] = z[idx] * scale;
   }
-  v.m_inf_err = C.inf_err;
-  if (C.inf_apps == 1 && C.nf_apps == 0 && C.inf_err == 0) {
-    // one application of one full measure whose mass at +inf is the law's
-    // own (nothing folded into it): that mass, exactly
-    v.m_inf = C.inf_one;
-    v.m_inf_rel = 0.0;
-  } else {
-    v.m_inf = std::max(0.0, -std::exp(C.inf_lt) * std::expm1(C.inf_lg));
-    // log1p, expm1, exp: 2 u each; n x log1p(.): u; a sum of k same-sign
-    // terms: k u; -expm1(L) moves by at most L's relative error (|L| e^L /
-    // (1 - e^L) <= 1); log T of a term that is not full: u per application
-    // (T rounds near 1), so exp(inf_lt) carries nf_apps u. Doubled.
-    v.m_inf_rel = 2.0 * detail::kU * (10.0 + static_cast<double>(C.inf_adds) + static_cast<double>(C.nf_apps));
-  }
-  const auto& ts = detail::kTilts();
-  const double ytop = C.off + static_cast<double>(khi) * h_, ybot = C.off + static_cast<double>(klo) * h_;
-  v.tail_hi = 0.0;
-  v.tail_lo = 0.0;
-  if (khi < C.top) {
-    double b = 1.0;
-    for (std::size_t i = 0; i < ts.size(); ++i)
-      if (ts[i] > 0 && std::isfinite(C.K[i])) b = std::min(b, std::exp(C.K[i] - ts[i] * ytop));
-    v.tail_hi = b;
-  }
-  if (klo > C.base) {
-    double b = 1.0;
-    for (std::size_t i = 0; i < ts.size(); ++i)
-      if (ts[i] < 0 && std::isfinite(C.K[i])) b = std::min(b, std::exp(C.K[i] - ts[i] * ybot));
-    v.tail_lo = b;
-  }
-  // (the shifts' bound holds for t >= 0 only: it bounds nu{> eps - l} by a
-  // Chernoff bound; see compose_grid)
-  v.err0 = std::exp(C.acc0.log_product());
-  if (C.shifts) v.err0 = std::min(v.err0, std::exp(C.acc0.log_shift()));
-  v.err_k.resize(ts.size());
-  for (std::size_t i = 0; i < ts.size(); ++i) {
-    v.err_k[i] = C.acc[i].log_product();
-    if (C.shifts && ts[i] > 0) v.err_k[i] = std::min(v.err_k[i], C.acc[i].log_shift());
-  }
-  // suffix sums (compensated) and e^{-(lambda_i - lambda_j)}-weighted sums
-  const std::size_t n = v.m.size();
-  v.sm.assign(n + 1, 0.0);
-  v.se.assign(n + 1, 0.0);
-  const double eh = std::exp(-h_);
-  double comp = 0.0;
-  for (std::size_t j = n; j-- > 0;) {
-    const double y = v.m[j] - comp;
-    const double t = v.sm[j + 1] + y;
-    comp = (t - v.sm[j + 1]) - y;
-    v.sm[j] = t;
-    v.se[j] = v.m[j] + eh * v.se[j + 1];
-  }
+  w.fft_l2 = detail::fft_rounding_normwise(C.sums.err_in, C.mults, N_, std::sqrt(z2));
+  v.c = composed_pld::from_sums(C.sums, h_, std::move(w));
   v.version = version_;  // valid only once complete
-  return v;
+  return *v.c;
 }
 
 double incremental_pld::delta_up(double eps) const {
-  double d = get_view(0).upper(eps);
-  if (reverse_) d = std::max(d, get_view(1).upper(eps));
+  double d = get_view(0).delta_upper(eps);
+  if (reverse_) d = std::max(d, get_view(1).delta_upper(eps));
   return d;
 }
 
 double incremental_pld::delta_lo(double eps) const {
-  double d = get_view(2).lower(eps);
-  if (reverse_) d = std::max(d, get_view(3).lower(eps));
+  double d = get_view(2).delta_lower(eps);
+  if (reverse_) d = std::max(d, get_view(3).delta_lower(eps));
   return d;
 }
 

@@ -130,7 +130,7 @@ class incremental_pld {
   void count(std::size_t gi, std::int64_t n);
   void incorporate(std::size_t gi, std::int64_t n, bool fresh_power, bool keep = true);
   void enable_reverse();
-  const view& get_view(int c) const;
+  const composed_pld& get_view(int c) const;
   double delta_up(double eps) const;
   double delta_lo(double eps) const;
   std::int64_t needed_size() const;

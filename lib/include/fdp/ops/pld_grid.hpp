@@ -105,6 +105,22 @@ struct grid_pmf {
 grid_pmf discretize(const loss_law& law, double h, double offset, double lo_cut, double hi_cut,
                     pld_side side, double coarse = 0.0);
 
+namespace detail {
+struct composition_sums;  // the certificate's sums over the terms (internal: ops/pld/terms.hpp)
+/// The composed masses on a window [klo, klo + m.size()), with what their
+/// certificate needs from the transform: the bound on its error's 2-norm,
+/// and the exponential tilt it was computed under (tilt_cut: the masses
+/// below this index are noise, zeroed). windowed = false: no window at all,
+/// every finite mass is a Chernoff tail.
+struct window_masses {
+  std::int64_t klo = 0;
+  std::vector<double> m;
+  double fft_l2 = 0.0, tilt = 0.0, tilt_k = 0.0;
+  std::size_t tilt_cut = 0;
+  bool windowed = false;
+};
+}  // namespace detail
+
 /// A composed loss distribution of one orientation: masses m_k of the
 /// measure under which the loss is integrated (Q for T(P,Q)), on
 /// lambda_k = offset + (k0 + k) h, plus the mass at +inf, with the
@@ -117,6 +133,10 @@ class composed_pld {
   /// m_inf_rel: a relative bound on m_inf's rounding (0: exact).
   static composed_pld from_lattice(double h, double offset, std::int64_t k0, std::vector<double> m,
                                    double m_inf, double m_inf_rel);
+  /// A composition from its sums over the terms (offset, support, mass at
+  /// +inf, Chernoff and mass-error data) and its masses on a window: the
+  /// window's tails are bounded from the sums (compose_grid, the ledger).
+  static composed_pld from_sums(const detail::composition_sums& s, double h, detail::window_masses w);
   /// delta(eps) = m_inf + sum_k m_k (1 - e^{eps - lambda_k})_+ as computed.
   double delta_raw(double eps) const;
   /// Its finite part, sum_k m_k (1 - e^{eps - lambda_k})_+, as computed (not
@@ -159,9 +179,6 @@ class composed_pld {
   double window_tail() const { return tail_lo_ + tail_hi_; }
 
  private:
-  friend composed_pld compose_grid(const std::vector<const grid_pmf*>&,
-                                   const std::vector<std::int64_t>&, bool, double, double,
-                                   std::int64_t, bool);
   void finish();
   std::size_t first_above(double eps) const;
   double tail_bound_above(double eps) const;

@@ -9,6 +9,7 @@
 #include "fdp/core/error.hpp"
 
 #include "ops/pld/numbers.hpp"
+#include "ops/pld/terms.hpp"
 
 namespace fdp {
 
@@ -52,6 +53,52 @@ composed_pld composed_pld::from_lattice(double h, double offset, std::int64_t k0
   // sm + c se <= 2 sm.
   r.lattice_rel_ = 2.0 * (1e-13 + (2.0 / -std::expm1(-h) + 8.0) * kU);
   r.err0_ = r.lattice_rel_ * (r.m_.empty() ? 0.0 : r.sm_[0]);
+  return r;
+}
+
+composed_pld composed_pld::from_sums(const detail::composition_sums& s, double h, detail::window_masses w) {
+  composed_pld r;
+  r.h_ = h;
+  r.offset_ = s.off;
+  r.k0_ = w.klo;
+  r.top_index_ = s.top;
+  // The positions' rounding: off and the support ends are sums of n_i times
+  // the terms' offsets and ends (one rounding per term and product), and
+  // off + K h rounds twice more.
+  r.loss_err_ = 4 * kU * (s.distinct + 2.0) * (std::fabs(s.lmin) + std::fabs(s.lmax) + std::fabs(s.off));
+  r.m_inf_ = s.m_inf();
+  r.m_inf_rel_ = s.m_inf_rel();
+  r.m_inf_err_ = s.inf_err;
+  r.err0_ = s.err0();
+  for (std::size_t i = 0; i < s.tilts.size(); ++i) {
+    r.cher_t_.push_back(s.tilts[i]);
+    r.cher_k_.push_back(s.K[i]);
+    r.err_k_.push_back(s.log_err_at(i));
+  }
+  if (!w.windowed) {
+    r.tail_hi_ = 1.0;  // (every finite mass is a Chernoff tail)
+    r.finish();
+    return r;
+  }
+  r.m_ = std::move(w.m);
+  r.fft_l2_ = w.fft_l2;
+  r.tilt_ = w.tilt, r.tilt_k_ = w.tilt_k, r.tilt_cut_ = w.tilt_cut;
+  // Window tails (Chernoff): mass strictly above the window top and below its bottom.
+  const std::int64_t khi = w.klo + static_cast<std::int64_t>(r.m_.size()) - 1;
+  const double ytop = s.off + static_cast<double>(khi) * h, ybot = s.off + static_cast<double>(w.klo) * h;
+  if (khi < s.top) {
+    double b = 1.0;
+    for (std::size_t i = 0; i < r.cher_t_.size(); ++i)
+      if (r.cher_t_[i] > 0 && std::isfinite(r.cher_k_[i])) b = std::min(b, std::exp(r.cher_k_[i] - r.cher_t_[i] * ytop));
+    r.tail_hi_ = b;
+  }
+  if (w.klo > s.base) {
+    double b = 1.0;
+    for (std::size_t i = 0; i < r.cher_t_.size(); ++i)
+      if (r.cher_t_[i] < 0 && std::isfinite(r.cher_k_[i])) b = std::min(b, std::exp(r.cher_k_[i] - r.cher_t_[i] * ybot));
+    r.tail_lo_ = b;
+  }
+  r.finish();
   return r;
 }
 
@@ -160,9 +207,9 @@ double composed_pld::slack(std::size_t j) const {
 double composed_pld::delta_upper(double eps_in) const {
   const double eps = eps_in - loss_err_;
   // Beyond the composed support only the mass at +inf remains (with its
-  // rounding margins; a tolerance for ties at the top).
+  // rounding margins; eps moved by the positions' rounding decides ties).
   const double top = offset_ + static_cast<double>(top_index_) * h_;
-  if (eps >= top + 1e-9 * std::max(1.0, std::fabs(top))) return std::min(1.0, m_inf_upper());
+  if (eps >= top) return std::min(1.0, m_inf_upper());
   const std::size_t j = first_above(eps);
   double fin = std::max(0.0, fin_raw(eps)) + slack(j) + tail_bound_above(eps) + mass_error_above(eps);
   if (j == 0) fin += tail_lo_;
@@ -170,7 +217,7 @@ double composed_pld::delta_upper(double eps_in) const {
   // positive however far below the double range: an upper end of 0 would
   // exclude it ('epsdelta:eps=0.0038144,times=17743 --eps 66.14627328' read
   // [0, 0]; the truth is 10^-4854.6)
-  fin = std::max(fin, std::numeric_limits<double>::denorm_min());
+  if (eps < top) fin = std::max(fin, std::numeric_limits<double>::denorm_min());
   return std::min(1.0, detail::sum_up(m_inf_upper(), fin));
 }
 

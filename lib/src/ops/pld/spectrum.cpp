@@ -1,6 +1,10 @@
 #include "ops/pld/spectrum.hpp"
 
+#include <unsupported/Eigen/FFT>
+
+#include <algorithm>
 #include <map>
+#include <new>
 
 namespace fdp::detail {
 std::mutex& fftw_planner_mutex() {
@@ -48,6 +52,83 @@ namespace fdp::detail {
 // moved calibrations and ledgers to FFTW after 12 compositions, made an
 // answer depend on what the process had computed before).
 bool fftw_worth_it(std::int64_t n) { return n >= (std::int64_t(1) << 18); }
+
+namespace {
+// kissfft keeps its twiddles per length inside the object: one per thread,
+// reused by every transform of that thread (at most 16 lengths' twiddles).
+Eigen::FFT<double>& kiss_for(std::int64_t n) {
+  thread_local Eigen::FFT<double> kiss;
+  thread_local std::vector<std::int64_t> lengths;
+  if (std::find(lengths.begin(), lengths.end(), n) == lengths.end()) {
+    if (lengths.size() >= 16) kiss.impl().clear(), lengths.clear();
+    lengths.push_back(n);
+  }
+  kiss.SetFlag(Eigen::FFT<double>::HalfSpectrum);
+  return kiss;
+}
+}  // namespace
+
+real_fft::real_fft(std::int64_t n, fft_backend backend)
+    : n_(n), nc_(static_cast<std::size_t>(n / 2 + 1)), fftw_(backend == fft_backend::fftw || fftw_worth_it(n)) {
+  if (fftw_) {
+    in_ = fftw_alloc_real(static_cast<std::size_t>(n));
+    out_ = fftw_alloc_complex(nc_);
+    if (!in_ || !out_) {
+      fftw_free(in_);
+      fftw_free(out_);
+      throw std::bad_alloc();
+    }
+    plans_ = fftw_plans_for(n);
+  } else {
+    buf_.assign(static_cast<std::size_t>(n), 0.0);
+  }
+}
+
+real_fft::~real_fft() {
+  fftw_free(in_);
+  fftw_free(out_);
+}
+
+const std::complex<double>* real_fft::forward(const std::vector<double>& x) {
+  if (fftw_) {
+    std::fill(in_, in_ + n_, 0.0);
+    std::copy(x.begin(), x.end(), in_);
+    fftw_execute_dft_r2c(plans_->fwd, in_, out_);
+    // (fftw_complex is laid out as std::complex<double>)
+    return reinterpret_cast<const std::complex<double>*>(out_);
+  }
+  std::fill(buf_.begin(), buf_.end(), 0.0);
+  std::copy(x.begin(), x.end(), buf_.begin());
+  kiss_for(n_).fwd(spec_, buf_);
+  return spec_.data();
+}
+
+real_fft& thread_fft(std::int64_t n, fft_backend backend) {
+  thread_local std::vector<std::unique_ptr<real_fft>> kept;  // most recent last
+  const bool fftw = backend == fft_backend::fftw || fftw_worth_it(n);
+  for (std::size_t i = 0; i < kept.size(); ++i) {
+    if (kept[i]->size() != n || kept[i]->uses_fftw() != fftw) continue;
+    std::rotate(kept.begin() + static_cast<std::ptrdiff_t>(i), kept.begin() + static_cast<std::ptrdiff_t>(i) + 1, kept.end());
+    return *kept.back();
+  }
+  if (kept.size() >= 4) kept.erase(kept.begin());
+  kept.push_back(std::make_unique<real_fft>(n, backend));
+  return *kept.back();
+}
+
+const double* real_fft::inverse(const std::complex<double>* Z) {
+  if (fftw_) {
+    for (std::size_t j = 0; j < nc_; ++j) {
+      out_[j][0] = Z[j].real();
+      out_[j][1] = Z[j].imag();
+    }
+    fftw_execute_dft_c2r(plans_->bwd, out_, in_);
+    return in_;
+  }
+  zbuf_.assign(Z, Z + nc_);
+  kiss_for(n_).inv(buf_, zbuf_, n_);  // (kissfft's inverse is scaled by 1/n already)
+  return buf_.data();
+}
 
 std::int64_t good_size(std::int64_t n) {
   std::int64_t best = std::int64_t(1) << 62;

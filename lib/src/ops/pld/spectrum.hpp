@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <vector>
 
 namespace fdp::detail {
 
@@ -38,8 +39,55 @@ struct fftw_r2c_plans {
 /// valid for whoever still holds it.
 std::shared_ptr<const fftw_r2c_plans> fftw_plans_for(std::int64_t n);
 
-/// True if a transform of length n goes through FFTW (else kissfft).
+/// True if a transform of length n goes through FFTW (else kissfft): by the
+/// length alone, so that the same query always takes the same path.
 bool fftw_worth_it(std::int64_t n);
+
+/// Which library transforms: `by_length` (fftw_worth_it: a one-shot
+/// composition, where a plan costs more than the few kissfft transforms it
+/// would speed up) or `fftw` always (a long-lived engine such as the ledger,
+/// which reuses one length for hundreds of transforms). Either way the choice
+/// depends only on the caller and the length, never on what ran before.
+enum class fft_backend { by_length, fftw };
+
+/// Real FFTs of one length n with their buffers (freed with the object):
+/// forward transforms of real vectors, zero-padded to n, into n/2 + 1
+/// complex values, and the inverse of such a half spectrum. One object per
+/// thread (kissfft's twiddles are kept per thread and length, at most 16
+/// lengths; FFTW's plans in the shared cache).
+class real_fft {
+ public:
+  explicit real_fft(std::int64_t n, fft_backend backend = fft_backend::by_length);
+  ~real_fft();
+  real_fft(const real_fft&) = delete;
+  real_fft& operator=(const real_fft&) = delete;
+
+  std::int64_t size() const { return n_; }
+  std::size_t spectrum_size() const { return nc_; }
+  bool uses_fftw() const { return fftw_; }
+  /// The spectrum of x (x.size() <= n), valid until the next call.
+  const std::complex<double>* forward(const std::vector<double>& x);
+  /// The inverse transform of Z (spectrum_size() values) times n *
+  /// inverse_scale(), valid until the next call: multiply by
+  /// inverse_scale() to get it (1/n for FFTW; kissfft's is scaled already).
+  const double* inverse(const std::complex<double>* Z);
+  double inverse_scale() const { return fftw_ ? 1.0 / static_cast<double>(n_) : 1.0; }
+
+ private:
+  std::int64_t n_;
+  std::size_t nc_;
+  bool fftw_;
+  double* in_ = nullptr;  // FFTW's aligned buffers
+  fftw_complex* out_ = nullptr;
+  std::shared_ptr<const fftw_r2c_plans> plans_;
+  std::vector<double> buf_;  // kissfft's
+  std::vector<std::complex<double>> spec_, zbuf_;
+};
+
+/// This thread's real_fft of length n, kept between calls (the last four
+/// lengths), so that repeated transforms do not allocate (fresh large
+/// blocks cost a page fault per 4 KiB on first touch).
+real_fft& thread_fft(std::int64_t n, fft_backend backend = fft_backend::by_length);
 
 /// The smallest length >= n with small prime factors (2^a 3^b 5^c ...).
 std::int64_t good_size(std::int64_t n);
