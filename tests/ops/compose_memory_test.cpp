@@ -73,6 +73,24 @@ TEST(ComposeMemory, ChernoffBoundsWhenNoWindowFits) {
   for (double e : {4.9e11, 5.0e11, 5.02e11}) expect_contains(c.delta(e), gdp_delta(mu, e), "delta");
 }
 
+TEST(ComposeMemory, CoarseningStopsWhenItNoLongerHelps) {
+  // 10^12 Laplace terms under 64 MB: past a step of the loss's span each
+  // term is two atoms and the composed support grows with n, not 1/h. The
+  // coarsening loop once ran on to a step of 1e297 and printed [0, inf];
+  // it must fall back to Chernoff bounds on a fine grid instead.
+  compose_options o;
+  o.method = compose_method::pld;
+  o.max_memory = std::size_t(64) << 20;
+  const composition c = compose(specs_of({"laplace:b=1,times=1000000000000"}), o);
+  EXPECT_EQ(c.grid_limited(), composition::grid_limit::chernoff_only);
+  EXPECT_LT(c.grid_step(), 1.0);
+  // mean loss n KL = n e^-1 = 3.679e11, spread ~1e6: the Chernoff upper end
+  // at delta 1e-5 lies just above it (and far below the trivial n eps = 1e12)
+  const interval e = c.epsilon(1e-5);
+  EXPECT_GT(e.upper, 1e12 * std::exp(-1.0));
+  EXPECT_LT(e.upper, 1.001e12 * std::exp(-1.0));
+}
+
 TEST(ComposeMemory, NoCeilingKeepsTheEnginesOwnLimit) {
   compose_options o;
   o.method = compose_method::pld;

@@ -467,6 +467,17 @@ double term_points_limit(const compose_options& opt) {
   return lim;
 }
 
+// The widest loss range of the terms, clipped to +-700 as the grids are:
+// the largest grid step worth trying when a grid must be made coarser.
+double widest_loss_range(const std::vector<compose_term>& terms) {
+  double w = 0;
+  for (const auto& t : terms) {
+    if (!t.law) continue;
+    w = std::max(w, std::min(t.law->hi(), 700.0) - std::max(t.law->lo(), -700.0));
+  }
+  return w > 0 ? w : 1400.0;
+}
+
 // The composed window's points allowed beside terms of `pts` points (0: no
 // limit but the engine's own).
 std::int64_t window_cap(const compose_options& opt, double pts) {
@@ -855,6 +866,7 @@ composition compose_access::run(const std::vector<compose_term>& terms_in, const
   std::size_t last_size = 0;
   double last_h = 0.0, last_width = kInf;
   int coarsenings = 0;
+  double last_need = std::numeric_limits<double>::infinity();  // points the last refused grid needed
   bool coarsened = false, windowless = false;
   for (int ref = 0;; ++ref) {
     const double h = grid_h(target);
@@ -1017,7 +1029,13 @@ composition compose_access::run(const std::vector<compose_term>& terms_in, const
       // step grows with the excess; grid_h cannot pass the atoms' span.
       const double grown = grid_h(target * std::max(2.0, 1.25 * e.needed / e.limit));
       if (fs) throw;
-      if (++coarsenings <= 40 && grown > h) {
+      // A coarser step that did not shrink the need (every term already one
+      // or two atoms wide: the composed support grows with the repetitions,
+      // not with 1/h) will not fit at any step.
+      // A step wider than every term's loss range keeps no information.
+      const bool shrinking = e.needed < 0.9 * last_need && grown <= widest_loss_range(terms);
+      last_need = e.needed;
+      if (++coarsenings <= 40 && grown > h && shrinking) {
         target = grown;
         coarsened = true;
       } else if (!windowless) {
