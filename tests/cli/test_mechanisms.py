@@ -76,6 +76,14 @@ rc, out, err = run("mechanisms", "--help")
 check(rc == 0 and "example" in out, "mechanisms --help")
 
 # --- fdp sample -----------------------------------------------------------
+# a full device: one line naming the failure and exit 1, never an abort
+# (the writer's destructor once threw a second exception and aborted)
+if os.path.exists("/dev/full"):
+    for n in ("10", "100000"):
+        rcf, _, errf = run("sample", "--mechanism", "laplace:eps=0.1", "--input", "1",
+                           "--samples", n, "--out", "/dev/full")
+        check(rcf == 1 and errf.strip().count("\n") == 0 and "write failed" in errf,
+              "sample to a full device (%s samples): exit 1, one line (%d, %r)" % (n, rcf, errf))
 rc, out, err = run("sample", "--mechanism", "laplace:eps=0.1", "--input", "1", "--samples", "1000",
                    "--seed", "7")
 lines = out.splitlines()

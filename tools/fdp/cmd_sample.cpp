@@ -1,7 +1,10 @@
 // fdp sample: outputs of a catalogue mechanism in the sample-file format of
-// ../shared/CLI.md (one output per line: a number, a comma-separated
-// vector, or a token).
+// docs/cli.md (one output per line: a number, a comma-separated vector, or a
+// token).
+#include <cerrno>
 #include <cmath>
+#include <cstring>
+#include <string>
 #include <charconv>
 #include <cstdio>
 #include <fstream>
@@ -19,7 +22,12 @@ namespace {
 class line_writer {
  public:
   explicit line_writer(std::FILE* f) : f_(f) { buf_.reserve(kCap + 4096); }
-  ~line_writer() { flush(); }
+  // run_sample flushes explicitly and reports a failed write; the destructor
+  // only runs with lines left when an exception is already on its way, and
+  // must not throw a second one (that would abort the process).
+  ~line_writer() {
+    if (!buf_.empty()) std::fwrite(buf_.data(), 1, buf_.size(), f_);
+  }
   void put(double x) {
     char tmp[32];
     const auto r = std::to_chars(tmp, tmp + sizeof tmp, x);  // shortest round-trip form
@@ -32,10 +40,9 @@ class line_writer {
     if (buf_.size() >= kCap) flush();
   }
   void flush() {
-    if (!buf_.empty() && std::fwrite(buf_.data(), 1, buf_.size(), f_) != buf_.size()) {
-      throw std::runtime_error("write failed");
-    }
+    const bool failed = !buf_.empty() && std::fwrite(buf_.data(), 1, buf_.size(), f_) != buf_.size();
     buf_.clear();
+    if (failed) throw std::runtime_error("write failed: " + std::string(std::strerror(errno)));
   }
 
  private:
@@ -97,7 +104,7 @@ int run_sample(const args& a) {
     }
   }
   w.flush();
-  if (std::fflush(f) != 0) throw std::runtime_error("write failed");
+  if (std::fflush(f) != 0) throw std::runtime_error("write failed: " + std::string(std::strerror(errno)));
   return 0;
 }
 
