@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <variant>
@@ -30,6 +31,11 @@ compose_options compose_options_from(const args& a) {
   // (delta = 0 is answered from the loss support; it does not tune the grid)
   for (double d : deltas)
     if (d > 0) o.delta_hint = std::min(o.delta_hint, std::max(1e-300, d));
+  // A diagnostic for developers (docs/numerics.md): each grid pass, side and
+  // window on stderr. The library itself reads no environment.
+  if (const char* t = std::getenv("FDP_TRACE_REFINE"); t && *t && std::string(t) != "0") {
+    o.trace = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
+  }
   return o;
 }
 

@@ -41,6 +41,27 @@ curve kfold_polygon(double eps, double keep, double delta, std::int64_t k);
 //   thread as soon as its compositions are done, for each variant v (0: the
 //   terms' counts, 1: `also`): the lower polygon is built there while the
 //   optimistic side is still sweeping.
+}  // namespace detail
+namespace {
+struct grid_plan;
+// One side's compositions for one variant of the counts: both orientations,
+// plain and tilted.
+struct side_result {
+  std::optional<composed_pld> fwd, inv, fwd_t, inv_t;
+};
+// The refinement loop's memory between passes.
+struct refine_state {
+  double target = 0.0;  // the step asked for next
+  std::size_t last_size = 0;
+  double last_h = 0.0, last_width = std::numeric_limits<double>::infinity();
+  int coarsenings = 0;
+  double last_need = std::numeric_limits<double>::infinity();  // points the last refused grid needed
+  bool coarsened = false, windowless = false;
+};
+}  // namespace
+namespace detail {
+// The engine's access to a composition's grids: the grid passes and the
+// refinement that fill a composition (the steps of run, in order).
 struct compose_access {
   struct first_stage {
     const std::vector<std::int64_t>* also = nullptr;
@@ -51,6 +72,22 @@ struct compose_access {
   };
   static composition run(const std::vector<compose_term>& terms, const compose_options& opt,
                          const first_stage* fs = nullptr);
+  static void mark_unbounded(composition& c, bool unbounded);
+
+ private:
+  static composition refine(const grid_plan& plan, const compose_options& opt, const first_stage* fs,
+                            double delta_hint);
+  static bool finer_grid_fits(const grid_plan& plan, const compose_options& opt, const refine_state& st, double h,
+                              composition& r);
+  static composition one_pass(const grid_plan& plan, const compose_options& opt, const first_stage* fs, double h,
+                              int ref, bool windowless, std::optional<composition>& also);
+  static void step_back_from_limit(const grid_plan& plan, const compose_options& opt, const grid_limit_error& e,
+                                   double h, refine_state& st);
+  static bool keep_pass(const compose_options& opt, double delta_hint, double h, int ref, refine_state& st,
+                        composition& next, std::optional<composition>& next_also, const first_stage* fs,
+                        composition& r);
+  static composition assemble(side_result& pess, side_result& opt, const std::vector<compose_term>& terms,
+                              bool asym, double h, int refinements);
 };
 }  // namespace detail
 namespace {
@@ -702,16 +739,11 @@ composition compose_terms(const std::vector<compose_term>& terms, const compose_
   return c;
 }
 
-namespace detail {
-composition compose_access::run(const std::vector<compose_term>& terms_in, const compose_options& opt,
-                                const first_stage* fs) {
-  const std::vector<compose_term>& terms = terms_in;
-  const std::vector<std::int64_t>* also = fs ? fs->also : nullptr;
-  std::optional<composition>* also_out = fs ? fs->also_out : nullptr;
-  if (fs && (opt.max_refinements != 0 || opt.method != compose_method::pld ||
-             (also && (also->size() != terms.size() || !also_out)))) {
-    throw std::logic_error("compose_access::run: a first stage is one pass of method pld, a variant has one count per term and an output");
-  }
+namespace {
+
+// The checks of compose's arguments (std::invalid_argument naming the
+// parameter and its range).
+void check_compose_inputs(const std::vector<compose_term>& terms, const compose_options& opt) {
   if (terms.empty()) throw std::invalid_argument("compose(specs): at least one spec is required");
   for (const auto& t : terms) {
     if (t.times < 1) detail::throw_domain("compose", "times", static_cast<long long>(t.times), "must be an integer >= 1");
@@ -729,12 +761,458 @@ composition compose_access::run(const std::vector<compose_term>& terms_in, const
     detail::throw_domain("compose", "stage_min", static_cast<long long>(opt.stage_min),
                          "must be >= 0 (0: no staged composition)");
   }
+}
+
+// True if delta(eps) > 0 for every eps: some term's loss is unbounded above
+// (or below, when a term is asymmetric and the inverse orientation counts).
+bool unbounded_losses(const std::vector<compose_term>& terms) {
+  bool asym = false, unbounded = false;
+  for (const auto& t : terms) asym = asym || !t.law->symmetric();
+  for (const auto& t : terms)
+    unbounded = unbounded || !std::isfinite(t.law->hi()) || (asym && !std::isfinite(t.law->lo()));
+  return unbounded;
+}
+
+// The relative width of an epsilon bracket as the refinement judges it (an
+// infinite upper end is useful only when the lower end certifies it).
+double relative_width(const interval& e) {
+  if (std::isinf(e.lower)) return 0.0;
+  return std::isfinite(e.upper) ? (e.upper - e.lower) / std::max(e.upper, 1e-3) : kInf;
+}
+
+// Staged composition of long repetitions (staged_terms): the second stage
+// refines its own grid; when the bracket is still too wide, the first
+// stage's share is what remains, and it shrinks like its step^2. Nothing
+// when no term is long or staging does not pay.
+std::optional<composition> compose_staged(const std::vector<compose_term>& terms, const compose_options& opt,
+                                          double delta_hint) {
+  std::optional<composition> best;
+  double best_w = kInf, scale = 1.0;
+  const bool unbounded = unbounded_losses(terms);  // (decided on the terms as given)
+  for (int pass = 0; pass <= opt.max_refinements; ++pass) {
+    auto st = staged_terms(terms, opt, scale);
+    if (!st) break;
+    std::optional<composition> cs;
+    try {
+      // (a second stage beyond 2^22 points means staging does not pay:
+      // near-identity terms whose polygons span far more than their spread)
+      compose_options o2 = opt;
+      o2.max_grid = capped_grid(opt.max_grid, std::size_t(1) << 22);
+      cs = compose_terms(*st, o2);
+    } catch (const evaluation_error&) {
+      break;  // keep the best so far, or fall back to one grid
+    }
+    composition c = std::move(*cs);
+    detail::compose_access::mark_unbounded(c, unbounded);
+    const double w = relative_width(c.epsilon(delta_hint));
+    const bool better = w < best_w;
+    if (better) best = std::move(c), best_w = w;
+    if (w <= opt.tolerance || !better) break;
+    scale *= std::clamp(0.8 * std::sqrt(opt.tolerance / w), 0.1, 0.7);
+  }
+  return best;
+}
+
+// The grid works with e^loss in double precision: a term with noticeable
+// mass beyond |loss| = 700 cannot be represented (its answer is astronomic
+// anyway); refuse with the reason rather than return a useless bracket.
+void refuse_losses_beyond_700(const std::vector<compose_term>& terms) {
+  for (const auto& t : terms) {
+    const double beyond = t.law->mass(700.0, kInf).q + t.law->mass(-kInf, -700.0).p;
+    if (beyond > 1e-6) {
+      throw std::invalid_argument("compose(method=pld): term '" + t.text +
+                                  "' has privacy losses beyond +-700 (outside the double "
+                                  "exponent range of the PLD engine); only lists of gdp, gaussian "
+                                  "and epsdelta terms compose in closed form beyond it (fdp compose "
+                                  "--method exact)");
+    }
+  }
+}
+
+// What every grid pass of one composition shares: the terms, the first
+// step, the tail cuts, and the accuracy budgets of the window and the
+// optimistic sweep's grouping.
+struct grid_plan {
+  const std::vector<compose_term>& terms;
+  double tune = 0.0;   // the delta the grid is tuned for
+  double h0 = 0.0;     // the first step
+  double span = 0.0;   // the atoms' span of the first law with two or more
+  double tail = 0.0;   // mass allowed outside the composed window
+  double coarse = 0.0; // the optimistic sweep's grouping budget per term
+  bool tilt = false;   // also compose with an exponential tilt at tune
+  bool asym = false;   // some term is asymmetric: both orientations
+  std::vector<std::pair<double, double>> cuts, cuts_opt;
+
+  // The step nearest `target` on which the lowest atom and the highest
+  // both sit (per-term offset, span/h an integer): both discretizations
+  // keep them exact. (A step coarser than the span, for the memory
+  // ceiling, leaves the top atom off the grid: as certified, only looser.)
+  double grid_h(double target) const {
+    if (span > 0 && target <= span) return span / std::ceil(span / target);
+    return target;
+  }
+  // The terms' grid points at step h (within the cuts and +-700).
+  double term_points(double h) const {
+    double pts = 0.0;
+    for (std::size_t i = 0; i < terms.size(); ++i) {
+      const double a = std::max({terms[i].law->lo(), cuts[i].first, -700.0});
+      const double b = std::min({terms[i].law->hi(), cuts[i].second, 700.0});
+      if (b > a) pts += (b - a) / h;
+    }
+    return pts;
+  }
+};
+
+// The atoms' span of the first law with two or more (a staged term's
+// polygon is skipped: its atoms are not a lattice).
+double first_atom_span(const std::vector<compose_term>& terms) {
+  for (const auto& t : terms) {
+    if (t.law_opt) continue;
+    const auto at = t.law->atoms();
+    if (at.size() >= 2) return at.back().loss - at.front().loss;
+  }
+  return 0.0;
+}
+
+grid_plan plan_grid(const std::vector<compose_term>& terms, const compose_options& opt, double tune) {
+  grid_plan p{terms, 0.0, 0.0, 0.0, 0.0, 0.0, false, false, {}, {}};
+  p.tune = tune;
+  double cnt = 0.0;
+  for (const auto& t : terms) {
+    cnt += static_cast<double>(t.times);
+    p.asym = p.asym || !t.law->symmetric();
+  }
+  // h from the per-term loss spread (second-order error ~ (h/sd)^2)
+  p.h0 = opt.initial_step > 0 ? opt.initial_step : auto_step(terms);
+  p.span = first_atom_span(terms);
+  // Component tails beyond the cut go to the infinite atoms (pessimistic) or
+  // are merged/dropped (optimistic); n times the cut mass stays far below the
+  // accuracy asked for at delta_hint.
+  const double tau_c = std::min(1e-12, 1e-3 * opt.tolerance * tune) / std::max(1.0, cnt);
+  for (const auto& t : terms) {
+    p.cuts.emplace_back(find_cut(*t.law, tau_c, false), find_cut(*t.law, tau_c, true));
+    p.cuts_opt.push_back(t.law_opt ? std::make_pair(find_cut(*t.law_opt, tau_c, false), find_cut(*t.law_opt, tau_c, true))
+                                   : p.cuts.back());
+  }
+  p.tail = opt.tail > 0 ? opt.tail : std::min(1e-16, 1e-3 * opt.tolerance * tune);
+  // The optimistic sweep may group thin tails coarsely (discretize's
+  // `coarse`): each term's delta(eps) curve moves by at most this, and the
+  // composed one by at most the count of terms times it (delta of a tensor
+  // product is an average of one factor's delta curve over the others'
+  // losses), a fifth of the tolerance at delta_hint.
+  p.coarse = 0.2 * opt.tolerance * tune / (cnt * static_cast<double>(opt.outer_times));
+  // Below ~1e-7 the FFT's rounding (~1e-16 of the largest mass, amplified
+  // by the powering) is no longer small against delta: the grids are also
+  // composed with an exponential tilt at delta_hint (compose_grid), which
+  // costs one more transform pass per orientation, not another discretization.
+  p.tilt = tune < 1e-7;
+  return p;
+}
+
+// Where term t's grid starts modulo h on one side (law: that side's law).
+double grid_offset(const compose_term& t, const loss_law& law, double h) {
+  const auto at = law.atoms();
+  if (t.law_opt && !at.empty()) {
+    // a staged term's polygon law: thousands of atoms, one of them often
+    // heavy (the k-fold's "nothing sampled" spike of Poisson subsampling);
+    // that one goes on the grid
+    std::size_t heavy = 0;
+    for (std::size_t k = 1; k < at.size(); ++k)
+      if (at[k].q > at[heavy].q) heavy = k;
+    return at[heavy].loss - h * std::floor(at[heavy].loss / h);
+  }
+  if (!at.empty()) return at.front().loss - h * std::floor(at.front().loss / h);
+  if (std::isfinite(t.law->lo()) && !std::isfinite(t.law->hi())) {
+    // A finite lower end without an atom is an accumulation point
+    // (log(1 - q) of Poisson subsampling): put a grid point inside the
+    // first cell above it. With none there (h > -log(1 - q)), the
+    // optimistic sweep's first group must balance at ratio e^0 and
+    // swallows the whole law (the bound collapses to Id).
+    const double lo = t.law->lo();
+    const double a = lo + std::min(kAccumulationPhase * h, lo < 0 ? -0.5 * lo : h);
+    return a - h * std::floor(a / h);
+  }
+  return 0.0;
+}
+
+// One grid pass's settings: the step, the counts to compose with (the
+// terms' own and the first stage's variant when asked), the window cap,
+// and whether the window is given up for Chernoff bounds.
+struct grid_pass {
+  const grid_plan& plan;
+  double h = 0.0;
+  std::vector<const std::vector<std::int64_t>*> variants;
+  std::int64_t cap = 0;
+  bool windowless = false;
+  const detail::compose_access::first_stage* fs = nullptr;
+  const compose_options& opt;
+};
+
+// One orientation's compositions, plain and tilted, per variant.
+using oriented_result = std::pair<composed_pld, std::optional<composed_pld>>;
+
+std::vector<oriented_result> compose_orientation(const grid_pass& gp, const std::vector<const grid_pmf*>& ptrs,
+                                                 bool use_p) {
+  std::vector<oriented_result> r;
+  const grid_plan& p = gp.plan;
+  for (const auto* tv : gp.variants) {
+    r.push_back({compose_grid(ptrs, *tv, use_p, p.tail, 0.0, gp.cap, gp.windowless, gp.opt.trace), std::nullopt});
+    if (p.tilt && !gp.windowless) r.back().second = compose_grid(ptrs, *tv, use_p, p.tail, p.tune, gp.cap, false, gp.opt.trace);
+  }
+  return r;
+}
+
+double thread_cpu_ms() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return 1e3 * static_cast<double>(ts.tv_sec) + 1e-6 * static_cast<double>(ts.tv_nsec);
+}
+
+// One side (pessimistic or optimistic): discretize every term, then compose
+// in both orientations. The two sides share nothing but the (immutable)
+// laws and FFTW's planner (behind its mutex), so they run on two threads:
+// the wall time of a composition is about half its CPU time. split_inv:
+// compose the inverse orientation on a thread of its own once the
+// discretization is done (the optimistic side's discretization is the
+// longest task; the pessimistic thread is idle by then: S3a's wall time
+// goes from disc_opt + 2 compositions to disc_opt + 1).
+std::vector<side_result> run_side(const grid_pass& gp, pld_side side, bool split_inv) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const double cpu0 = thread_cpu_ms();
+  const auto& terms = gp.plan.terms;
+  std::vector<grid_pmf> g;
+  for (std::size_t i = 0; i < terms.size(); ++i) {
+    const bool use_opt = side == pld_side::optimistic && terms[i].law_opt;
+    const loss_law& law = use_opt ? *terms[i].law_opt : *terms[i].law;
+    const auto& cut = use_opt ? gp.plan.cuts_opt[i] : gp.plan.cuts[i];
+    g.push_back(discretize(law, gp.h, grid_offset(terms[i], law, gp.h), cut.first, cut.second, side, gp.plan.coarse));
+  }
+  const double cpu_disc = thread_cpu_ms();
+  std::vector<const grid_pmf*> ptrs;
+  for (auto& x : g) ptrs.push_back(&x);
+  std::vector<side_result> out(gp.variants.size());
+  // (the inverse orientation: both sides, but the pessimistic one only
+  // when the result is for its polygons)
+  const bool inv = gp.plan.asym && !(gp.fs && side == pld_side::optimistic);
+  std::vector<oriented_result> fwd, bwd;
+  if (inv && split_inv) {
+    std::tie(fwd, bwd) = run_pair([&] { return compose_orientation(gp, ptrs, false); },
+                                  [&] { return compose_orientation(gp, ptrs, true); });
+  } else {
+    fwd = compose_orientation(gp, ptrs, false);
+    if (inv) bwd = compose_orientation(gp, ptrs, true);
+  }
+  for (std::size_t v = 0; v < out.size(); ++v) {
+    std::tie(out[v].fwd, out[v].fwd_t) = std::move(fwd[v]);
+    if (inv) std::tie(out[v].inv, out[v].inv_t) = std::move(bwd[v]);
+  }
+  if (gp.fs && gp.fs->on_pessimistic && side == pld_side::pessimistic) {
+    for (std::size_t v = 0; v < out.size(); ++v) gp.fs->on_pessimistic(v, *out[v].fwd, out[v].fwd_t, out[v].inv, out[v].inv_t);
+  }
+  if (gp.opt.trace) {
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    char line[160];
+    std::snprintf(line, sizeof line, "  %s side: %.2f ms wall, %.2f ms thread CPU (discretize %.2f)",
+                  side == pld_side::pessimistic ? "pessimistic" : "optimistic", ms, thread_cpu_ms() - cpu0,
+                  cpu_disc - cpu0);
+    gp.opt.trace(line);
+  }
+  return out;
+}
+
+// Both sides of one grid pass (on two threads when the grids are large
+// enough to pay for one), or grid_limit_error when the terms' grids pass
+// the memory ceiling.
+std::pair<std::vector<side_result>, std::vector<side_result>> run_sides(const grid_pass& gp) {
+  const double pts = gp.plan.term_points(gp.h);
+  const double pts_limit = term_points_limit(gp.opt);
+  if (pts > pts_limit) {
+    throw grid_limit_error("compose: the terms' grids need " + detail::format_value(pts) +
+                               " points, above the limit of " + detail::format_value(pts_limit),
+                           pts, pts_limit);
+  }
+  // Small problems stay on the calling thread (a thread costs ~50 us).
+  if (gp.opt.threads != 1 && pts > 2000.0) {
+    auto both = run_pair([&] { return run_side(gp, pld_side::optimistic, true); },
+                         [&] { return run_side(gp, pld_side::pessimistic, false); });
+    return {std::move(both.second), std::move(both.first)};
+  }
+  auto ps = run_side(gp, pld_side::pessimistic, false);
+  auto os = run_side(gp, pld_side::optimistic, false);
+  return {std::move(ps), std::move(os)};
+}
+
+}  // namespace
+
+namespace detail {
+void compose_access::mark_unbounded(composition& c, bool unbounded) { c.unbounded_ = c.unbounded_ || unbounded; }
+
+composition compose_access::assemble(side_result& pess, side_result& opt, const std::vector<compose_term>& terms,
+                                     bool asym, double h, int refinements) {
+  composition c;
+  c.pess_ = std::move(pess.fwd);
+  c.opt_ = std::move(opt.fwd);
+  c.pess_t_ = std::move(pess.fwd_t);
+  c.opt_t_ = std::move(opt.fwd_t);
+  if (asym) {
+    c.inv_pess_ = std::move(pess.inv);
+    c.inv_opt_ = std::move(opt.inv);
+    c.inv_pess_t_ = std::move(pess.inv_t);
+    c.inv_opt_t_ = std::move(opt.inv_t);
+  }
+  c.h_ = h;
+  c.unbounded_ = unbounded_losses(terms);
+  c.refinements_ = refinements;
+  return c;
+}
+
+// The refinement loop: a first grid at the plan's step, then finer ones
+// while the bracket at delta_hint is wider than the tolerance and each pass
+// pays. When even the first grid does not fit the memory ceiling, the step
+// grows (coarsened) and, when no step fits, the window goes (Chernoff only).
+composition compose_access::refine(const grid_plan& plan, const compose_options& opt, const first_stage* fs,
+                                   double delta_hint) {
+  composition r;
+  refine_state st;
+  st.target = plan.h0;
+  for (int ref = 0;; ++ref) {
+    const double h = plan.grid_h(st.target);
+    if (ref > 0 && !finer_grid_fits(plan, opt, st, h, r)) break;
+    std::optional<composition> next_also;
+    composition next;
+    try {
+      next = one_pass(plan, opt, fs, h, ref, st.windowless, next_also);
+    } catch (const grid_limit_error& e) {
+      if (ref > 0) {
+        if (r.grid_limit_ == composition::grid_limit::none) r.grid_limit_ = composition::grid_limit::refinement_stopped;
+        break;  // the finer grid does not fit: keep the previous bracket
+      }
+      if (fs) throw;
+      step_back_from_limit(plan, opt, e, h, st);
+      --ref;
+      continue;
+    } catch (const evaluation_error&) {
+      if (ref == 0) throw;
+      break;  // the finer grid does not fit: keep the previous bracket
+    }
+    if (st.coarsened) next.grid_limit_ = composition::grid_limit::coarsened;
+    if (st.windowless) next.grid_limit_ = composition::grid_limit::chernoff_only;
+    if (!keep_pass(opt, delta_hint, h, ref, st, next, next_also, fs, r)) break;
+  }
+  r.envelopes_ = std::make_shared<composition::beta_envelopes>();
+  if (fs && fs->also && *fs->also_out) (*fs->also_out)->envelopes_ = std::make_shared<composition::beta_envelopes>();
+  return r;
+}
+
+// Refinements stop before a grid of max_auto_grid points or one past the
+// memory ceiling: the bracket of the previous pass stands (it is valid,
+// only wider than asked for).
+bool compose_access::finer_grid_fits(const grid_plan& plan, const compose_options& opt, const refine_state& st,
+                                     double h, composition& r) {
+  const double next = static_cast<double>(st.last_size) * st.last_h / h;
+  if (next > static_cast<double>(opt.max_auto_grid)) return false;
+  if (!fits_memory(opt, plan.term_points(h), next)) {
+    if (r.grid_limit_ == composition::grid_limit::none) r.grid_limit_ = composition::grid_limit::refinement_stopped;
+    return false;
+  }
+  return true;
+}
+
+// One grid pass at step h: both sides, assembled (and the variant's when a
+// first stage asks for one).
+composition compose_access::one_pass(const grid_plan& plan, const compose_options& opt, const first_stage* fs,
+                                     double h, int ref, bool windowless, std::optional<composition>& also) {
+  std::vector<std::int64_t> times;
+  for (const auto& t : plan.terms) times.push_back(t.times);
+  grid_pass gp{plan, h, {&times}, window_cap(opt, plan.term_points(h)), windowless, fs, opt};
+  if (fs && fs->also) gp.variants.push_back(fs->also);
+  auto [ps, os] = run_sides(gp);
+  if (fs && fs->also) also = assemble(ps[1], os[1], plan.terms, plan.asym, h, ref);
+  return assemble(ps[0], os[0], plan.terms, plan.asym, h, ref);
+}
+
+// Even the first grid does not fit: a coarser one does (every grid step
+// gives certified bounds; a coarse one only looser ones). The step grows
+// with the excess; grid_h cannot pass the atoms' span. Throws e again when
+// nothing is left to try.
+void compose_access::step_back_from_limit(const grid_plan& plan, const compose_options& opt,
+                                          const grid_limit_error& e, double h, refine_state& st) {
+  const double grown = plan.grid_h(st.target * std::max(2.0, 1.25 * e.needed / e.limit));
+  // A coarser step that did not shrink the need (every term already one or
+  // two atoms wide: the composed support grows with the repetitions, not
+  // with 1/h) will not fit at any step; one wider than every term's loss
+  // range keeps no information.
+  const bool shrinking = e.needed < 0.9 * st.last_need && grown <= widest_loss_range(plan.terms);
+  st.last_need = e.needed;
+  if (++st.coarsenings <= 40 && grown > h && shrinking) {
+    st.target = grown;
+    st.coarsened = true;
+  } else if (!st.windowless) {
+    // No grid step makes the composed window fit (its width in loss units
+    // grows like sqrt(n), and an atomic law's step stops at its atoms'
+    // span): Chernoff bounds alone, on the finest grid tried.
+    st.windowless = true;
+    if (plan.term_points(plan.grid_h(plan.h0)) <= term_points_limit(opt)) st.target = plan.h0;
+  } else {
+    throw e;
+  }
+}
+
+// Takes a pass's composition into r when it is the narrower bracket, and
+// sets the next step; false when the refinement is over.
+bool compose_access::keep_pass(const compose_options& opt, double delta_hint, double h, int ref, refine_state& st,
+                               composition& next, std::optional<composition>& next_also, const first_stage* fs,
+                               composition& r) {
+  const interval e = next.epsilon(delta_hint);
+  if (opt.trace) {
+    char line[160];
+    std::snprintf(line, sizeof line, "ref %d h=%g N=%zu eps=[%.9g, %.9g]", ref, h, next.pess_->size(), e.lower,
+                  e.upper);
+    opt.trace(line);
+  }
+  // A finer grid can widen the bracket when the error bounds of the
+  // discretized masses dominate (the pessimistic split divides the law's
+  // rounding by e^h - 1; booked as shifts it costs about h times that, but
+  // many terms can still reach the floor; before the shift channel the
+  // subsampled Gaussian sigma = 5, q = 0.001 x 10^5 went from 0.9% to
+  // 1.6%): both passes are certified, the narrower one stands.
+  const double width = std::isfinite(e.upper) ? e.upper - e.lower : kInf;
+  if (ref > 0 && std::isfinite(st.last_width) && !(width < st.last_width)) return false;
+  r = std::move(next);
+  if (fs && fs->also) *fs->also_out = std::move(next_also);
+  st.last_size = r.pess_->size();
+  st.last_h = h;
+  const bool ok = std::isfinite(e.upper) && (e.upper - e.lower) <= opt.tolerance * std::max(e.upper, 1e-3);
+  if (ok || ref >= opt.max_refinements) return false;
+  // A lower bound of +inf is certified (the mass at +inf alone exceeds
+  // delta_hint): no grid makes the answer finite, so stop refining.
+  if (std::isinf(e.lower)) return false;
+  // A finer grid no longer helps when the width is set by the error floor
+  // (FFT rounding ~1e-16 in delta): stop once a pass fails to halve it.
+  if (ref > 0 && std::isfinite(width) && width > 0.5 * st.last_width) return false;
+  st.last_width = width;
+  // The bracket width shrinks like h^2 (second-order discretizations):
+  // jump straight to the step that should meet the tolerance.
+  const double w = (e.upper - e.lower) / std::max(e.upper, 1e-3);
+  double factor = 0.5;
+  if (std::isfinite(w) && w > 0 && e.lower > 0) factor = std::clamp(0.8 * std::sqrt(opt.tolerance / w), 0.1, 0.7);
+  st.target = h * factor;
+  return true;
+}
+
+composition compose_access::run(const std::vector<compose_term>& terms, const compose_options& opt,
+                                const first_stage* fs) {
+  const std::vector<std::int64_t>* also = fs ? fs->also : nullptr;
+  if (fs && (opt.max_refinements != 0 || opt.method != compose_method::pld ||
+             (also && (also->size() != terms.size() || !fs->also_out)))) {
+    throw std::logic_error("compose_access::run: a first stage is one pass of method pld, a variant has one count per term and an output");
+  }
+  check_compose_inputs(terms, opt);
   // delta_hint = 0 (an epsilon at delta = 0 is set by the loss support, not
   // by the grid's accuracy) tunes the grid at the default 1e-5 instead.
   const double delta_hint = opt.delta_hint > 0 ? std::max(opt.delta_hint, 1e-300) : 1e-5;
-  const double tune = tuning_delta(terms_in, delta_hint);
-  composition r;
   if (opt.method != compose_method::pld) {
+    composition r;
     r.exact_ = try_exact(terms);
     if (r.exact_) {
       r.lattice_ = exact_lattice(terms);
@@ -746,348 +1224,13 @@ composition compose_access::run(const std::vector<compose_term>& terms_in, const
           "compose(method=exact): these specs have no closed-form composition (use pld or auto)");
     }
   }
-  // A term's loss is unbounded: delta(eps) > 0 for every eps (decided on the
-  // terms as given: a staged term's polygons are bounded, its truth is not).
-  bool unbounded_in = false;
-  {
-    bool asym_in = false;
-    for (const auto& t : terms_in) asym_in = asym_in || !t.law->symmetric();
-    for (const auto& t : terms_in)
-      unbounded_in = unbounded_in || !std::isfinite(t.law->hi()) || (asym_in && !std::isfinite(t.law->lo()));
-  }
+  // (a staged bracket with no finite upper end, from degenerate
+  // near-identity terms, is no answer: the one-grid path decides or refuses)
   if (!fs) {
-    // Staged composition of long repetitions (staged_terms): the second
-    // stage refines its own grid; when the bracket is still too wide, the
-    // first stage's share is what remains, and it shrinks like its step^2.
-    std::optional<composition> best;
-    double best_w = kInf, scale = 1.0;
-    for (int pass = 0; pass <= opt.max_refinements; ++pass) {
-      auto st = staged_terms(terms_in, opt, scale);
-      if (!st) break;
-      std::optional<composition> cs;
-      try {
-        // (a second stage beyond 2^22 points means staging does not pay:
-        // near-identity terms whose polygons span far more than their spread)
-        compose_options o2 = opt;
-        o2.max_grid = capped_grid(opt.max_grid, std::size_t(1) << 22);
-        cs = compose_terms(*st, o2);
-      } catch (const evaluation_error&) {
-        break;  // keep the best so far, or fall back to one grid
-      }
-      composition c = std::move(*cs);
-      c.unbounded_ = c.unbounded_ || unbounded_in;
-      const interval e = c.epsilon(delta_hint);
-      // (an infinite upper end is useful only when the lower end certifies it)
-      const double w = std::isinf(e.lower) ? 0.0
-                       : std::isfinite(e.upper) ? (e.upper - e.lower) / std::max(e.upper, 1e-3)
-                                                : kInf;
-      const bool better = w < best_w;
-      if (better) best = std::move(c), best_w = w;
-      if (w <= opt.tolerance || !better) break;
-      scale *= std::clamp(0.8 * std::sqrt(opt.tolerance / w), 0.1, 0.7);
-    }
-    // A staged bracket with no finite upper end (degenerate near-identity
-    // terms) is no answer: the one-grid path decides (or refuses) instead.
-    if (best) return *best;
+    if (auto staged = compose_staged(terms, opt, delta_hint)) return std::move(*staged);
   }
-  // The grid works with e^loss in double precision: a term with noticeable
-  // mass beyond |loss| = 700 cannot be represented (its answer is astronomic
-  // anyway); refuse with the reason rather than return a useless bracket.
-  for (const auto& t : terms) {
-    const double beyond = t.law->mass(700.0, kInf).q + t.law->mass(-kInf, -700.0).p;
-    if (beyond > 1e-6) {
-      throw std::invalid_argument("compose(method=pld): term '" + t.text +
-                                  "' has privacy losses beyond +-700 (outside the double "
-                                  "exponent range of the PLD engine); only lists of gdp, gaussian "
-                                  "and epsdelta terms compose in closed form beyond it (fdp compose "
-                                  "--method exact)");
-    }
-  }
-  // Grid sizing: h from the per-term loss spread (second-order error ~ (h/sd)^2).
-  double cnt = 0.0;
-  bool asym = false;
-  for (const auto& t : terms) {
-    cnt += static_cast<double>(t.times);
-    asym = asym || !t.law->symmetric();
-  }
-  double h0 = opt.initial_step > 0 ? opt.initial_step : auto_step(terms);
-  // Align the grid with the atoms of the first law that has two or more.
-  double span = 0.0;
-  for (const auto& t : terms) {
-    if (t.law_opt) continue;  // (a staged term's polygon: its atoms are not a lattice)
-    const auto at = t.law->atoms();
-    if (at.size() >= 2) {
-      span = at.back().loss - at.front().loss;
-      break;
-    }
-  }
-  auto grid_h = [&](double target) {
-    // The lowest atom sits on the grid (per-term offset) and span/h is an
-    // integer, so the highest does too: both discretizations keep them exact.
-    // (A step coarser than the span, for the memory ceiling, leaves the top
-    // atom off the grid: as certified, only looser.)
-    if (span > 0 && target <= span) return span / std::ceil(span / target);
-    return target;
-  };
-  // Component tails beyond the cut go to the infinite atoms (pessimistic) or
-  // are merged/dropped (optimistic); n times the cut mass stays far below the
-  // accuracy asked for at delta_hint.
-  const double tau_c = std::min(1e-12, 1e-3 * opt.tolerance * tune) / std::max(1.0, cnt);
-  std::vector<std::pair<double, double>> cuts;
-  for (const auto& t : terms) cuts.emplace_back(find_cut(*t.law, tau_c, false), find_cut(*t.law, tau_c, true));
-  std::vector<std::pair<double, double>> cuts_opt = cuts;
-  for (std::size_t i = 0; i < terms.size(); ++i)
-    if (terms[i].law_opt)
-      cuts_opt[i] = {find_cut(*terms[i].law_opt, tau_c, false), find_cut(*terms[i].law_opt, tau_c, true)};
-
-  const double tail = opt.tail > 0 ? opt.tail : std::min(1e-16, 1e-3 * opt.tolerance * tune);
-  // The optimistic sweep may group thin tails coarsely (discretize's
-  // `coarse`): each term's delta(eps) curve moves by at most this, and the
-  // composed one by at most the count of terms times it (delta of a tensor
-  // product is an average of one factor's delta curve over the others'
-  // losses), a fifth of the tolerance at delta_hint.
-  const double coarse = 0.2 * opt.tolerance * tune / (cnt * static_cast<double>(opt.outer_times));
-  // Below ~1e-7 the FFT's rounding (~1e-16 of the largest mass, amplified
-  // by the powering) is no longer small against delta: the grids are also
-  // composed with an exponential tilt at delta_hint (compose_grid), which
-  // costs one more transform pass per orientation, not another discretization.
-  const bool tilt = tune < 1e-7;
-  // The terms' grid points at step h (within the cuts and +-700).
-  auto term_points = [&](double h) {
-    double pts = 0.0;
-    for (std::size_t i = 0; i < terms.size(); ++i) {
-      const double a = std::max({terms[i].law->lo(), cuts[i].first, -700.0});
-      const double b = std::min({terms[i].law->hi(), cuts[i].second, 700.0});
-      if (b > a) pts += (b - a) / h;
-    }
-    return pts;
-  };
-  double target = h0;
-  std::size_t last_size = 0;
-  double last_h = 0.0, last_width = kInf;
-  int coarsenings = 0;
-  double last_need = std::numeric_limits<double>::infinity();  // points the last refused grid needed
-  bool coarsened = false, windowless = false;
-  for (int ref = 0;; ++ref) {
-    const double h = grid_h(target);
-    // Refinements stop before a grid of max_auto_grid points or one past the
-    // memory ceiling: the bracket of the previous pass stands (it is valid,
-    // only wider than asked for).
-    if (ref > 0) {
-      const double next = static_cast<double>(last_size) * last_h / h;
-      if (next > static_cast<double>(opt.max_auto_grid)) break;
-      if (!fits_memory(opt, term_points(h), next)) {
-        if (r.grid_limit_ == composition::grid_limit::none) r.grid_limit_ = composition::grid_limit::refinement_stopped;
-        break;
-      }
-    }
-    const std::int64_t cap = window_cap(opt, term_points(h));
-    std::vector<std::int64_t> times;
-    for (const auto& t : terms) times.push_back(t.times);
-    // the counts to compose the discretized grids with: the terms' own, and
-    // the variant's when one is asked for
-    std::vector<const std::vector<std::int64_t>*> variants{&times};
-    if (also) variants.push_back(also);
-    // One side (pessimistic or optimistic): discretize every term, then
-    // compose in both orientations. The two sides share nothing but the
-    // (immutable) laws and FFTW's planner (behind its mutex), so they run on
-    // two threads: the wall time of a composition is about half its CPU time.
-    struct side_result {
-      std::optional<composed_pld> fwd, inv, fwd_t, inv_t;
-    };
-    // split_inv: compose the inverse orientation on a thread of its own once
-    // the discretization is done (the optimistic side's discretization is
-    // the longest task; the pessimistic thread is idle by then: S3a's wall
-    // time goes from disc_opt + 2 compositions to disc_opt + 1).
-    auto run_side = [&](pld_side side, bool split_inv) {
-      const auto t0 = std::chrono::steady_clock::now();
-      timespec ts0{};
-      clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts0);
-      std::vector<grid_pmf> g;
-      for (std::size_t i = 0; i < terms.size(); ++i) {
-        const bool use_opt = side == pld_side::optimistic && terms[i].law_opt;
-        const loss_law& law = use_opt ? *terms[i].law_opt : *terms[i].law;
-        const auto& cut = use_opt ? cuts_opt[i] : cuts[i];
-        const auto at = law.atoms();
-        double off = 0.0;
-        if (terms[i].law_opt && !at.empty()) {
-          // a staged term's polygon law: thousands of atoms, one of them
-          // often heavy (the k-fold's "nothing sampled" spike of Poisson
-          // subsampling); that one goes on the grid
-          std::size_t heavy = 0;
-          for (std::size_t k = 1; k < at.size(); ++k)
-            if (at[k].q > at[heavy].q) heavy = k;
-          off = at[heavy].loss - h * std::floor(at[heavy].loss / h);
-        } else if (!at.empty()) {
-          off = at.front().loss - h * std::floor(at.front().loss / h);
-        } else if (std::isfinite(terms[i].law->lo()) && !std::isfinite(terms[i].law->hi())) {
-          // A finite lower end without an atom is an accumulation point
-          // (log(1 - q) of Poisson subsampling): put a grid point inside the
-          // first cell above it. With none there (h > -log(1 - q)), the
-          // optimistic sweep's first group must balance at ratio e^0 and
-          // swallows the whole law (the bound collapses to Id).
-          const double lo = terms[i].law->lo();
-          const double a = lo + std::min(kAccumulationPhase * h, lo < 0 ? -0.5 * lo : h);
-          off = a - h * std::floor(a / h);
-        }
-        g.push_back(discretize(law, h, off, cut.first, cut.second, side, coarse));
-      }
-      timespec tsd{};
-      clock_gettime(CLOCK_THREAD_CPUTIME_ID, &tsd);
-      std::vector<const grid_pmf*> ptrs;
-      for (auto& x : g) ptrs.push_back(&x);
-      std::vector<side_result> out(variants.size());
-      // one orientation: the plain composition, and the tilted one when
-      // asked, for every variant of the counts
-      using oriented = std::pair<composed_pld, std::optional<composed_pld>>;
-      auto orient = [&](bool use_p) {
-        std::vector<oriented> r2;
-        for (const auto* tv : variants) {
-          r2.push_back({compose_grid(ptrs, *tv, use_p, tail, 0.0, cap, windowless), std::nullopt});
-          if (tilt && !windowless) r2.back().second = compose_grid(ptrs, *tv, use_p, tail, tune, cap);
-        }
-        return r2;
-      };
-      // (the inverse orientation: both sides, but the pessimistic one only
-      // when the result is for its polygons)
-      const bool inv = asym && !(fs && side == pld_side::optimistic);
-      if (inv && split_inv) {
-        auto both = run_pair([&] { return orient(false); }, [&] { return orient(true); });
-        for (std::size_t v = 0; v < out.size(); ++v) {
-          std::tie(out[v].fwd, out[v].fwd_t) = std::move(both.first[v]);
-          std::tie(out[v].inv, out[v].inv_t) = std::move(both.second[v]);
-        }
-      } else {
-        auto f = orient(false);
-        for (std::size_t v = 0; v < out.size(); ++v) std::tie(out[v].fwd, out[v].fwd_t) = std::move(f[v]);
-        if (inv) {
-          auto b = orient(true);
-          for (std::size_t v = 0; v < out.size(); ++v) std::tie(out[v].inv, out[v].inv_t) = std::move(b[v]);
-        }
-      }
-      if (fs && fs->on_pessimistic && side == pld_side::pessimistic) {
-        for (std::size_t v = 0; v < out.size(); ++v) fs->on_pessimistic(v, *out[v].fwd, out[v].fwd_t, out[v].inv, out[v].inv_t);
-      }
-      if (std::getenv("FDP_TRACE_REFINE")) {
-        const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-        timespec ts1{};
-        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts1);
-        const double cpu = 1e3 * static_cast<double>(ts1.tv_sec - ts0.tv_sec) + 1e-6 * static_cast<double>(ts1.tv_nsec - ts0.tv_nsec);
-        const double dcpu = 1e3 * static_cast<double>(tsd.tv_sec - ts0.tv_sec) + 1e-6 * static_cast<double>(tsd.tv_nsec - ts0.tv_nsec);
-        std::fprintf(stderr, "  %s side: %.2f ms wall, %.2f ms thread CPU (discretize %.2f)\n",
-                     side == pld_side::pessimistic ? "pessimistic" : "optimistic", ms, cpu, dcpu);
-      }
-      return out;
-    };
-    composition next;
-    std::optional<composition> next_also;
-    try {
-      // Small problems stay on the calling thread (a thread costs ~50 us).
-      const double pts = term_points(h);
-      const double pts_limit = term_points_limit(opt);
-      if (pts > pts_limit) {
-        throw grid_limit_error("compose: the terms' grids need " + detail::format_value(pts) +
-                                   " points, above the limit of " + detail::format_value(pts_limit),
-                               pts, pts_limit);
-      }
-      const bool par = opt.threads != 1 && pts > 2000.0;
-      std::vector<side_result> ps, os;
-      if (par) {
-        std::tie(os, ps) = run_pair([&] { return run_side(pld_side::optimistic, true); },
-                                    [&] { return run_side(pld_side::pessimistic, false); });
-      } else {
-        ps = run_side(pld_side::pessimistic, false);
-        os = run_side(pld_side::optimistic, false);
-      }
-      auto assemble = [&](side_result& pr, side_result& orr) {
-        composition c;
-        c.pess_ = std::move(pr.fwd);
-        c.opt_ = std::move(orr.fwd);
-        c.pess_t_ = std::move(pr.fwd_t);
-        c.opt_t_ = std::move(orr.fwd_t);
-        if (asym) {
-          c.inv_pess_ = std::move(pr.inv);
-          c.inv_opt_ = std::move(orr.inv);
-          c.inv_pess_t_ = std::move(pr.inv_t);
-          c.inv_opt_t_ = std::move(orr.inv_t);
-        }
-        c.h_ = h;
-        for (const auto& t : terms)
-          c.unbounded_ = c.unbounded_ || !std::isfinite(t.law->hi()) || (asym && !std::isfinite(t.law->lo()));
-        c.refinements_ = ref;
-        return c;
-      };
-      next = assemble(ps[0], os[0]);
-      if (also) next_also = assemble(ps[1], os[1]);
-    } catch (const grid_limit_error& e) {
-      if (ref > 0) {
-        if (r.grid_limit_ == composition::grid_limit::none) r.grid_limit_ = composition::grid_limit::refinement_stopped;
-        break;  // the finer grid does not fit: keep the previous bracket
-      }
-      // Even the first grid does not fit: a coarser one does (every grid
-      // step gives certified bounds; a coarse one only looser ones). The
-      // step grows with the excess; grid_h cannot pass the atoms' span.
-      const double grown = grid_h(target * std::max(2.0, 1.25 * e.needed / e.limit));
-      if (fs) throw;
-      // A coarser step that did not shrink the need (every term already one
-      // or two atoms wide: the composed support grows with the repetitions,
-      // not with 1/h) will not fit at any step.
-      // A step wider than every term's loss range keeps no information.
-      const bool shrinking = e.needed < 0.9 * last_need && grown <= widest_loss_range(terms);
-      last_need = e.needed;
-      if (++coarsenings <= 40 && grown > h && shrinking) {
-        target = grown;
-        coarsened = true;
-      } else if (!windowless) {
-        // No grid step makes the composed window fit (its width in loss
-        // units grows like sqrt(n), and an atomic law's step stops at its
-        // atoms' span): Chernoff bounds alone, on the finest grid tried.
-        windowless = true;
-        if (term_points(grid_h(h0)) <= term_points_limit(opt)) target = h0;
-      } else {
-        throw;
-      }
-      --ref;
-      continue;
-    } catch (const evaluation_error&) {
-      if (ref == 0) throw;
-      break;  // the finer grid does not fit: keep the previous bracket
-    }
-    if (coarsened) next.grid_limit_ = composition::grid_limit::coarsened;
-    if (windowless) next.grid_limit_ = composition::grid_limit::chernoff_only;
-    const interval e = next.epsilon(delta_hint);
-    if (std::getenv("FDP_TRACE_REFINE")) std::fprintf(stderr, "ref %d h=%g N=%zu eps=[%.9g, %.9g]\n", ref, h, next.pess_->size(), e.lower, e.upper);
-    // A finer grid can widen the bracket when the error bounds of the
-    // discretized masses dominate (the pessimistic split divides the law's
-    // rounding by e^h - 1; booked as shifts it costs about h times that, but
-    // many terms can still reach the floor; before the shift channel the
-    // subsampled Gaussian sigma = 5, q = 0.001 x 10^5 went from 0.9% to
-    // 1.6%): both passes are certified, the narrower one stands.
-    const double width = std::isfinite(e.upper) ? e.upper - e.lower : kInf;
-    if (ref > 0 && std::isfinite(last_width) && !(width < last_width)) break;
-    r = std::move(next);
-    if (also) *also_out = std::move(next_also);
-    last_size = r.pess_->size();
-    last_h = h;
-    const bool ok = std::isfinite(e.upper) && (e.upper - e.lower) <= opt.tolerance * std::max(e.upper, 1e-3);
-    if (ok || ref >= opt.max_refinements) break;
-    // A lower bound of +inf is certified (the mass at +inf alone exceeds
-    // delta_hint): no grid makes the answer finite, so stop refining.
-    if (std::isinf(e.lower)) break;
-    // A finer grid no longer helps when the width is set by the error floor
-    // (FFT rounding ~1e-16 in delta): stop once a pass fails to halve it.
-    if (ref > 0 && std::isfinite(width) && width > 0.5 * last_width) break;
-    last_width = width;
-    // The bracket width shrinks like h^2 (second-order discretizations):
-    // jump straight to the step that should meet the tolerance.
-    const double w = (e.upper - e.lower) / std::max(e.upper, 1e-3);
-    double factor = 0.5;
-    if (std::isfinite(w) && w > 0 && e.lower > 0) factor = std::clamp(0.8 * std::sqrt(opt.tolerance / w), 0.1, 0.7);
-    target = h * factor;
-  }
-  r.envelopes_ = std::make_shared<composition::beta_envelopes>();
-  if (also && *also_out) (*also_out)->envelopes_ = std::make_shared<composition::beta_envelopes>();
-  return r;
+  refuse_losses_beyond_700(terms);
+  return refine(plan_grid(terms, opt, tuning_delta(terms, delta_hint)), opt, fs, delta_hint);
 }
 }  // namespace detail
 

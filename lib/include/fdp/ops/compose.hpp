@@ -74,6 +74,11 @@ struct compose_options {
   /// (composition::grid_limited() tells).
   std::size_t max_memory = kDefaultMaxMemory;
   static constexpr std::size_t kDefaultMaxMemory = std::size_t(2) << 30;  ///< 2 GiB
+  /// When set, receives one line per grid pass (step, points, bracket at
+  /// delta_hint), per side (wall and CPU time) and per composed window: a
+  /// diagnostic of the refinement, never part of an answer. (fdp sets it
+  /// under FDP_TRACE_REFINE=1.)
+  std::function<void(const std::string&)> trace;
 };
 
 /// One term of a composition: a law (numeric face), optionally its closed

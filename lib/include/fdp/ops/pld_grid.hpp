@@ -59,6 +59,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -236,10 +237,12 @@ class composed_pld {
 /// delta_upper(eps) = m_inf + min(1, e^{K(t) - t eps}) plus the mass errors
 /// (the finite mass above eps bounds its hockey-stick share), delta_lower =
 /// the mass at +inf. Valid at any size; tight only for far-out eps.
+/// `trace`, when set, receives the Chernoff profile and the window chosen.
 composed_pld compose_grid(const std::vector<const grid_pmf*>& pmfs,
                           const std::vector<std::int64_t>& times, bool use_p, double tail,
                           double tilt_delta = 0.0, std::int64_t max_points = 0,
-                          bool chernoff_beyond_limit = false);
+                          bool chernoff_beyond_limit = false,
+                          const std::function<void(const std::string&)>& trace = {});
 
 namespace detail {
 /// a + b (a, b >= 0) rounded one ulp up / down when b > 0: a bound's finite

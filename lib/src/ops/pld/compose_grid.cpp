@@ -312,19 +312,24 @@ std::size_t untilt(spectral_result& r, const tilt_plan& p, const composition_sum
   return cut;
 }
 
-void trace_window(const composition_sums& s, const window& w, double h, double tail) {
+void trace_window(const composition_sums& s, const window& w, double h, double tail,
+                  const std::function<void(const std::string&)>& trace) {
   const double lt = std::log(tail);
-  for (std::size_t i = 0; i < s.tilts.size(); ++i)
-    std::fprintf(stderr, "t=%g K=%g y=%g\n", s.tilts[i], s.K[i], (s.K[i] - lt) / s.tilts[i]);
-  std::fprintf(stderr, "window [%g, %g], support [%g, %g]\n", s.off + static_cast<double>(w.klo) * h,
-               s.off + static_cast<double>(w.khi) * h, s.lmin, s.lmax);
+  char line[200];
+  for (std::size_t i = 0; i < s.tilts.size(); ++i) {
+    std::snprintf(line, sizeof line, "t=%g K=%g y=%g", s.tilts[i], s.K[i], (s.K[i] - lt) / s.tilts[i]);
+    trace(line);
+  }
+  std::snprintf(line, sizeof line, "window [%g, %g], support [%g, %g]", s.off + static_cast<double>(w.klo) * h,
+                s.off + static_cast<double>(w.khi) * h, s.lmin, s.lmax);
+  trace(line);
 }
 
 }  // namespace
 
 composed_pld compose_grid(const std::vector<const grid_pmf*>& pmfs, const std::vector<std::int64_t>& times,
                           bool use_p, double tail, double tilt_delta, std::int64_t max_points,
-                          bool chernoff_beyond_limit) {
+                          bool chernoff_beyond_limit, const std::function<void(const std::string&)>& trace) {
   if (pmfs.empty() || pmfs.size() != times.size()) {
     throw std::invalid_argument("compose_grid(pmfs): need one count per term");
   }
@@ -333,7 +338,7 @@ composed_pld compose_grid(const std::vector<const grid_pmf*>& pmfs, const std::v
   const composition_sums s = sum_terms(ts, times, h);
   const tilt_plan p = plan_tilt(s, ts, times, h, tilt_delta);
   const window w = window_for(s, p, ts, h, tail, max_points);
-  if (std::getenv("FDP_TRACE")) trace_window(s, w, h, tail);
+  if (trace) trace_window(s, w, h, tail, trace);
   detail::window_masses out;
   out.klo = w.klo;
   if (w.N > kMaxGrid || (max_points > 0 && w.N > max_points)) {
