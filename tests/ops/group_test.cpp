@@ -295,6 +295,29 @@ TEST(GroupBracket, AsymmetricCurvesAnswerForBothOrders) {
   }
 }
 
+// DRS Thm 2.14 applies to the mechanism's guarantee, which for an asymmetric
+// curve f is f_sym = min{f, f^-1}** (both orders of the neighbours): the
+// group power is that of f_sym. The power of f symmetrized afterwards lies
+// above it (f_sym <= f, and group privacy is monotone): for the asymmetric
+// curve of tests/golden/edges_asym_curve.csv (slopes -7/3 .. -1/5) grouped
+// twice, delta(0.178577) read [0.579365, 0.579365] against 0.604807
+// (tests/golden/gen_edges_group.py: exact rationals, the power of 1 - f_sym
+// = the chain P_0..P_k of finite distributions that attains it).
+TEST(GroupBracket, AsymmetricCurvesAreSymmetrizedBeforeThePower) {
+  const std::vector<spec> s{parse_spec(std::string("curve:file=") + FDP_TEST_DATA_DIR + "/edges_asym_curve.csv")};
+  struct row {
+    std::int64_t k;
+    double eps, delta;
+  };
+  for (const row& r : {row{2, 0.0, 0.64000000000000001332}, row{2, 0.178577, 0.60480731181170570545},
+                       row{2, 1.0, 0.47690309029245730524}, row{3, 0.5, 0.80507672375799234505},
+                       row{3, 3.0, 0.39897355692174805395}}) {
+    const interval d = group(s, r.k).delta(r.eps);
+    EXPECT_LE(d.lower, r.delta * (1 + 1e-13)) << "k=" << r.k << " eps=" << r.eps;
+    EXPECT_GE(d.upper, r.delta * (1 - 1e-13)) << "k=" << r.k << " eps=" << r.eps;
+  }
+}
+
 // Group privacy of a PLD composition at small delta: its lower polygon's
 // 1 - beta near a = 0 (a delta of 1e-14) was rebuilt as 1 - (1 - delta), an
 // absolute 1e-16 of rounding, and the group's epsilon missed the truth:
