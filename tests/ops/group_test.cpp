@@ -17,6 +17,7 @@
 #include "fdp/core/normal.hpp"
 #include "fdp/ops/compose.hpp"
 #include "fdp/ops/convert.hpp"
+#include "fdp/ops/spec.hpp"
 
 namespace fdp {
 namespace {
@@ -160,6 +161,22 @@ TEST(GroupPolygon, MatchesBruteForceIteration) {
     }
   }
   std::printf("max |power - iteration| over 40 random polygons: %.3e (seed %u)\n", worst, seed);
+}
+
+// A value of the map 1 - f just below 1 (1 - 1e-20) rounds to 1.0; the
+// power must place it, and interpolate there, through the carried 1 - value.
+// The steep symmetric curve (0,1), (1e-20,0.5), (0.2,0.2), (0.5,1e-20), (1,0)
+// grouped twice has f_2(0.5) = f(1 - 1e-20) = 2e-40; the rounded value put it
+// on the end point 1, f_2 read 0 on [0.5, 1] and delta(90) 0.5 against
+// 0.255919 (tests/golden/edges_group.csv, exact rationals).
+TEST(GroupPolygon, ValuesNextToOneAreTakenFromTheirDistanceToOne) {
+  const curve f = read_curve_csv(std::string(FDP_TEST_DATA_DIR) + "/edges_steep_curve.csv");
+  const curve g = group(f, 2);
+  EXPECT_NEAR(beta(g, 0.5), 2e-40, 1e-54);
+  EXPECT_NEAR(profile_delta(g, 90.0), 0.25591934113643186637, 1e-15);
+  EXPECT_NEAR(profile_delta(g, 50.0), 0.49999999999999999896, 1e-15);
+  EXPECT_NEAR(profile_delta(g, 45.0), 0.66026291577005960741, 1e-15);
+  EXPECT_NEAR(beta(g, 1e-30), 0.49999999992500000001, 1e-15);
 }
 
 TEST(GroupPolygon, EpsZeroDoesNotBecomeKEpsZero) {

@@ -31,28 +31,53 @@ struct pl_map {
 
 pl_map from_curve(const curve& c) { return {c.alpha(), c.one_minus_beta(), c.beta()}; }
 
-// h at v (1 - v = w), by linear interpolation on h's segment containing v.
+// A value v of a map with w = 1 - v carried beside it: above 1/2, w is the
+// precise one (v = 1 - 1e-20 is stored as v = 1.0, w = 1e-20), so every
+// comparison and every distance to an abscissa x >= 1/2 (where 1 - x is
+// exact) is taken in w. Deciding with the rounded v put the steep curve
+// (0,1), (1e-20,0.5), (0.2,0.2), (0.5,1e-20), (1,0) on the wrong segment
+// of its own map: grouped twice, its vertex (0.5, 2e-40) read f = 0 and
+// the whole of [0.5, 1] with it.
+int compare(double x, double v, double w) {  // sign of x - v
+  if (v > 0.5 && x >= 0.5) {
+    const double d = 1.0 - x;  // exact
+    return d > w ? -1 : (d < w ? 1 : 0);
+  }
+  return x < v ? -1 : (x > v ? 1 : 0);
+}
+
+double minus(double v, double w, double x) {  // v - x
+  return (v > 0.5 && x >= 0.5) ? (1.0 - x) - w : v - x;
+}
+
+// h at v (1 - v = w), by linear interpolation on h's segment containing v,
+// from the nearer end of the segment (a value next to the right end keeps its
+// small distance to it, and so the small 1 - h there).
 // `seg` is a hint (monotone callers pass the last segment used).
 void eval(const pl_map& h, double v, double w, std::size_t& seg, double& y, double& z) {
   const std::size_t n = h.size();
-  while (seg + 2 < n && h.x[seg + 1] <= v) ++seg;
-  while (seg > 0 && h.x[seg] > v) --seg;
+  while (seg + 2 < n && compare(h.x[seg + 1], v, w) <= 0) ++seg;
+  while (seg > 0 && compare(h.x[seg], v, w) > 0) --seg;
   const double x0 = h.x[seg], x1 = h.x[seg + 1];
-  if (v <= x0) {
+  if (compare(x0, v, w) >= 0) {
     y = h.y[seg];
     z = h.z[seg];
     return;
   }
-  if (v >= x1) {
+  if (compare(x1, v, w) <= 0) {
     y = h.y[seg + 1];
     z = h.z[seg + 1];
     return;
   }
-  // v - x0, from 1 - x0 - w when v is close to 1 (1 - x0 exact for x0 >= 1/2)
-  const double dv = (v > 0.5 && x0 >= 0.5) ? (1.0 - x0) - w : v - x0;
-  const double t = dv / (x1 - x0);
-  y = h.y[seg] + t * (h.y[seg + 1] - h.y[seg]);
-  z = h.z[seg] + t * (h.z[seg + 1] - h.z[seg]);
+  const double t = minus(v, w, x0) / (x1 - x0);
+  if (t <= 0.5) {
+    y = h.y[seg] + t * (h.y[seg + 1] - h.y[seg]);
+    z = h.z[seg] + t * (h.z[seg + 1] - h.z[seg]);
+  } else {
+    const double s = -minus(v, w, x1) / (x1 - x0);
+    y = h.y[seg + 1] - s * (h.y[seg + 1] - h.y[seg]);
+    z = h.z[seg + 1] - s * (h.z[seg + 1] - h.z[seg]);
+  }
 }
 
 // (outer o inner): vertices of inner plus preimages under inner of the
@@ -77,10 +102,11 @@ pl_map compose_maps(const pl_map& outer, const pl_map& inner) {
     emit(inner.x[j], y, z);
     if (j + 1 == inner.size()) break;
     const double v0 = inner.y[j], v1 = inner.y[j + 1];
-    while (i + 1 < m && outer.x[i] <= v0) ++i;
-    for (; i + 1 < m && outer.x[i] < v1; ++i) {
+    const double w0 = inner.z[j], w1 = inner.z[j + 1];
+    while (i + 1 < m && compare(outer.x[i], v0, w0) <= 0) ++i;
+    for (; i + 1 < m && compare(outer.x[i], v1, w1) < 0; ++i) {
       const double a = outer.x[i];
-      const double t = (a - v0) / (v1 - v0);
+      const double t = -minus(v0, w0, a) / (v0 > 0.5 ? w0 - w1 : v1 - v0);
       const double x = inner.x[j] + t * (inner.x[j + 1] - inner.x[j]);
       // A kink whose abscissa underflows cannot be kept, and dropping it
       // would put the chord, far above the true curve, in its place:
