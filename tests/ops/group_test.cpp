@@ -271,21 +271,35 @@ TEST(GroupBracket, NumericCompositionsContainTheTruth) {
   }
 }
 
+// Exact objects stay exact (method exact, the closed form or the polygon
+// power), and their answers are brackets rounded outward by the evaluation's
+// error: a few ulps wide, not points (a point off by an ulp misses the truth).
 TEST(GroupBracket, ExactCompositionsStayExact) {
   const tradeoff_bracket g = group(std::vector<spec>{parse_spec("gdp:mu=0.5")}, 3);
   ASSERT_TRUE(g.is_exact());
-  EXPECT_EQ(g.mu().lower, 1.5);
+  EXPECT_EQ(g.mu().lower, 1.5);  // (3 * 0.5 is exact)
   EXPECT_EQ(g.mu().upper, 1.5);
-  EXPECT_EQ(g.epsilon(1e-5).lower, gdp_eps(1.5, 1e-5));
+  const interval e = g.epsilon(1e-5);
+  EXPECT_LE(e.lower, gdp_eps(1.5, 1e-5));
+  EXPECT_GE(e.upper, gdp_eps(1.5, 1e-5) * (1 - 1e-15));
+  EXPECT_LT(e.upper - e.lower, 1e-12 * e.upper);
+  const interval m = group(std::vector<spec>{parse_spec("gdp:mu=0.1")}, 3).mu();  // 3 * 0.1 rounds
+  EXPECT_EQ(m.lower, 0.3);  // (3 * 0.1 = 0.3000000000000000166 rounds to 0.30000000000000004)
+  EXPECT_EQ(m.upper, 0.30000000000000004);
   const tradeoff_bracket l = group(std::vector<spec>{parse_spec("laplace:b=2")}, 4);
   ASSERT_TRUE(l.is_exact());
-  EXPECT_NEAR(l.beta(0.1).lower, std::exp(-2.0) / 0.4, 1e-15);  // Lap_2(0.1) = e^-2/(4*0.1)
+  const interval lb = l.beta(0.1);  // Lap_2(0.1) = e^-2/(4*0.1)
+  EXPECT_LE(lb.lower, std::exp(-2.0) / 0.4 * (1 + 1e-16));
+  EXPECT_GE(lb.upper, std::exp(-2.0) / 0.4 * (1 - 1e-16));
+  EXPECT_LT(lb.upper - lb.lower, 1e-15);
   EXPECT_THROW(l.lower(), std::logic_error);
   // k-fold f_{eps,0} is exact (a polygon), and so is its group power
-  const tradeoff_bracket e = group(std::vector<spec>{parse_spec("epsdelta:eps=0.1,times=10")}, 2);
-  ASSERT_TRUE(e.is_exact());
-  const interval b = e.beta(0.3);
-  EXPECT_EQ(b.lower, b.upper);
+  const tradeoff_bracket p = group(std::vector<spec>{parse_spec("epsdelta:eps=0.1,times=10")}, 2);
+  ASSERT_TRUE(p.is_exact());
+  const interval b = p.beta(0.3);
+  EXPECT_LE(b.lower, beta(group(kfold_eps_delta(0.1, 0.0, 10), 2), 0.3));
+  EXPECT_GE(b.upper, beta(group(kfold_eps_delta(0.1, 0.0, 10), 2), 0.3));
+  EXPECT_LT(b.upper - b.lower, 1e-15);
 }
 
 // An asymmetric curve answers for both orders of the neighbours, as compose
@@ -321,7 +335,8 @@ TEST(GroupBracket, AsymmetricCurvesAnswerForBothOrders) {
 // (tests/golden/gen_edges_group.py: exact rationals, the power of 1 - f_sym
 // = the chain P_0..P_k of finite distributions that attains it).
 TEST(GroupBracket, AsymmetricCurvesAreSymmetrizedBeforeThePower) {
-  const std::vector<spec> s{parse_spec(std::string("curve:file=") + FDP_TEST_DATA_DIR + "/edges_asym_curve.csv")};
+  const std::vector<spec> s{
+      parse_spec(std::string("curve:file=") + FDP_TEST_DATA_DIR + "/edges_asym_curve.csv")};
   struct row {
     std::int64_t k;
     double eps, delta;
