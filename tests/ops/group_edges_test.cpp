@@ -174,5 +174,34 @@ TEST(GroupEdges, SmallAndUnderflowingDeltasOfCompositions) {
   chk.report();
 }
 
+// A group of one is the composition itself: the exact compositions of
+// edges_kov.csv (k-fold f_{eps,delta} near alpha = 1, beyond (1 - delta)^k,
+// at eps = 40262.3; Id (x) G_{1.9253 sqrt 3}'s epsilon, by the PLD route)
+// grouped with k = 1 must contain the same truths (gen_edges_kov.py: KOV sums in mpmath and
+// integer binomials). Their polygons' vertices and composed mu carry
+// rounding (composition::exact_rel); before it was accounted for, the
+// polygon was grouped as if its vertices were exact.
+TEST(GroupEdges, ExactCompositionsGroupedOnceKeepTheirTruths) {
+  const auto t = load_golden("edges_kov.csv");
+  const std::size_t c_specs = t.column("specs"), c_query = t.column("query"), c_x = t.column("x"),
+                    c_truth = t.column("truth"), c_digits = t.column("digits");
+  checker chk("exact compositions of edges_kov.csv grouped with k = 1");
+  std::map<std::string, std::optional<tradeoff_bracket>> cache;
+  for (const auto& r : t.rows) {
+    const std::string& q = r[c_query];
+    if (r[c_specs].find("(group") != std::string::npos) continue;
+    if (q != "beta" && q != "delta" && q != "eps") continue;
+    if (r[c_specs].find("subsampled") != std::string::npos) continue;  // (not exact)
+    const std::string ctx = "group --k 1 " + r[c_specs];
+    auto& g = cache[ctx];
+    if (!g) g = group(specs_of(r[c_specs]), 1);
+    // (Id (x) G is composed numerically: f_{0,0} terms are not folded into G)
+    if (r[c_specs].find(' ') == std::string::npos) EXPECT_TRUE(g->is_exact()) << ctx;
+    check_row(chk, ctx, *g, q, to_double(r[c_x]), r[c_truth], slack(r[c_digits]));
+  }
+  EXPECT_GE(chk.checked, 8u);
+  chk.report();
+}
+
 }  // namespace
 }  // namespace fdp

@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <boost/multiprecision/cpp_int.hpp>
 #include <cmath>
 #include <cstdio>
 #include <random>
@@ -271,6 +272,28 @@ TEST(GroupBracket, NumericCompositionsContainTheTruth) {
   }
 }
 
+// A closed form's parameter computed from the spec or by a composition is
+// rounded, and k mu is bracketed from both ends of its own bracket: 'group
+// gaussian:sigma=3 --k 2' read mu [2 fl(1/3), 2 fl(1/3)] (an exact double,
+// 2/3 - 3.7e-17, below the truth 2/3), and 'group gdp:mu=0.5,times=3 --k 2'
+// read 2 fl(sqrt(0.75)) for sqrt(3). The truths are checked in exact
+// rationals (2/3; sqrt(3) through lower^2 <= 3 <= upper^2).
+TEST(GroupBracket, RoundedParametersAreBracketed) {
+  using Q = boost::multiprecision::cpp_rational;
+  const interval a = group(std::vector<spec>{parse_spec("gaussian:sigma=3")}, 2).mu();
+  EXPECT_LT(Q(a.lower) * 3, Q(2));
+  EXPECT_GT(Q(a.upper) * 3, Q(2));
+  EXPECT_LT(a.upper - a.lower, 1e-15);
+  const interval b = group(std::vector<spec>{parse_spec("gdp:mu=0.5,times=3")}, 2).mu();
+  EXPECT_LE(Q(b.lower) * Q(b.lower), Q(3));
+  EXPECT_GE(Q(b.upper) * Q(b.upper), Q(3));
+  EXPECT_LT(b.upper - b.lower, 1e-13);
+  // (a division that is exact is not widened: sigma = 4 gives mu = 0.25)
+  const interval c = group(std::vector<spec>{parse_spec("gaussian:sigma=4")}, 2).mu();
+  EXPECT_EQ(c.lower, 0.5);
+  EXPECT_EQ(c.upper, 0.5);
+}
+
 // Exact objects stay exact (method exact, the closed form or the polygon
 // power), and their answers are brackets rounded outward by the evaluation's
 // error: a few ulps wide, not points (a point off by an ulp misses the truth).
@@ -299,7 +322,10 @@ TEST(GroupBracket, ExactCompositionsStayExact) {
   const interval b = p.beta(0.3);
   EXPECT_LE(b.lower, beta(group(kfold_eps_delta(0.1, 0.0, 10), 2), 0.3));
   EXPECT_GE(b.upper, beta(group(kfold_eps_delta(0.1, 0.0, 10), 2), 0.3));
-  EXPECT_LT(b.upper - b.lower, 1e-15);
+  // (the k-fold polygon's vertices carry 1e-12 of rounding, composition::exact_rel,
+  // as in compose's own bracket)
+  EXPECT_LT(b.upper - b.lower, 1e-11);
+  EXPECT_TRUE(std::isfinite(p.mu().upper));  // (f(0) = 1 exactly: no mass at loss +inf)
 }
 
 // An asymmetric curve answers for both orders of the neighbours, as compose

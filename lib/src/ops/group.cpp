@@ -563,24 +563,48 @@ interval tradeoff_bracket::mu() const {
 namespace {
 
 // The exact group power of a closed form or polygon, as a bracket: G_mu ->
-// G_{k mu}, Laplace_mu -> Laplace_{k mu} (k mu rounded: both ends kept),
-// Id -> Id, polygons -> the certified polygons around their power.
-tradeoff_bracket exact_group(const tradeoff& f, std::int64_t k, detail::group_input input) {
+// G_{k mu}, Laplace_mu -> Laplace_{k mu}, Id -> Id, polygons -> the
+// certified polygons around their power. rel: the relative rounding of the
+// closed form's parameter (mu = sensitivity / sigma; a composition's mu,
+// total delta or polygon vertices: composition::exact_rel), so that k mu is
+// bracketed from both ends of mu's own bracket ('group gaussian:sigma=3 --k
+// 2' took 2 fl(1/3), an exact double, for 2/3).
+tradeoff_bracket exact_group(const tradeoff& f, std::int64_t k, detail::group_input input,
+                             double rel) {
   const double kd = static_cast<double>(k);
-  if (const auto* g = std::get_if<gaussian>(&f.get())) {
-    return tradeoff_bracket::exact(tradeoff(group(*g, k)), mul_dn(kd, g->mu), mul_up(kd, g->mu));
-  }
-  if (const auto* l = std::get_if<laplace>(&f.get())) {
-    return tradeoff_bracket::exact(tradeoff(group(*l, k)), mul_dn(kd, l->mu), mul_up(kd, l->mu));
-  }
+  auto param = [&](double mu, auto grouped) {
+    const double lo = mul_dn(mu, sub_dn(1.0, rel)), hi = mul_up(mu, add_up(1.0, 2.0 * rel));
+    return tradeoff_bracket::exact(tradeoff(grouped), mul_dn(kd, lo), mul_up(kd, hi));
+  };
+  if (const auto* g = std::get_if<gaussian>(&f.get())) return param(g->mu, group(*g, k));
+  if (const auto* l = std::get_if<laplace>(&f.get())) return param(l->mu, group(*l, k));
   if (std::holds_alternative<identity>(f.get())) return tradeoff_bracket::exact(f);
   const auto* e = std::get_if<eps_delta>(&f.get());
-  const detail::group_polygons p =
-      e ? detail::group_bounds(*e, k) : detail::group_bounds(std::get<curve>(f.get()), k, input);
+  detail::group_polygons p;
+  if (e) {
+    p = detail::group_bounds(*e, k, rel);
+  } else if (rel > 0.0) {  // (a composition's polygon: bound it first, then group the bounds)
+    const detail::group_polygons b =
+        detail::rounded_polygon_bounds(std::get<curve>(f.get()), std::max(rel, 2.0 * 0x1p-52));
+    p = detail::group_bounds(b.lower, b.upper, k);
+  } else {
+    p = detail::group_bounds(std::get<curve>(f.get()), k, input);
+  }
   // (shown as f_{0, k delta} when it is one; otherwise as the polygon above)
   tradeoff shown =
       e && e->eps == 0 ? tradeoff(eps_delta(0.0, std::min(1.0, kd * e->delta))) : tradeoff(p.upper);
   return tradeoff_bracket::exact(std::move(shown), p.lower, p.upper);
+}
+
+// The relative rounding of a single spec's closed-form parameter: a quotient
+// sensitivity / sigma (or / b) is rounded unless the division is exact; any
+// other parameter is the user's own double.
+double spec_rounding(const spec& s) {
+  const bool ratio = s.name == "gaussian" || s.name == "laplace";
+  if (!ratio) return 0.0;
+  const double den = s.number(s.name == "gaussian" ? "sigma" : "b", 0, 1e300, true);
+  const double d = s.number_or("sensitivity", 1.0, 0, 1e300);
+  return std::fma(d / den, den, -d) == 0.0 ? 0.0 : 0x1p-53;
 }
 
 }  // namespace
@@ -614,7 +638,7 @@ curve widened_below(const curve& c) {
 
 tradeoff_bracket group(const composition& c, std::int64_t k) {
   check_k(k, "group");
-  if (c.is_exact()) return exact_group(*c.exact(), k, detail::group_input::as_given);
+  if (c.is_exact()) return exact_group(*c.exact(), k, detail::group_input::as_given, c.exact_rel());
   const detail::group_polygons p =
       detail::group_bounds(widened_below(c.lower_curve()), upper_polygon(c), k);
   return tradeoff_bracket::between(p.lower, p.upper);
@@ -634,8 +658,9 @@ tradeoff_bracket group(const std::vector<spec>& specs, std::int64_t k, const com
       // power of the symmetrization (an asymmetric curve grouped twice read
       // delta(0.178577) = 0.579365 against 0.604807).
       const bool is_curve = std::holds_alternative<curve>(f->get());
-      return exact_group(
-          *f, k, is_curve ? detail::group_input::symmetrized : detail::group_input::as_given);
+      return exact_group(*f, k,
+                         is_curve ? detail::group_input::symmetrized : detail::group_input::as_given,
+                         spec_rounding(specs[0]));
     }
   }
   return group(compose(specs, opt), k);

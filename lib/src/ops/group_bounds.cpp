@@ -678,9 +678,100 @@ group_polygons group_bounds(const curve& f, std::int64_t k, group_input input) {
   return {polygon_below(h), polygon_above(h)};
 }
 
-group_polygons group_bounds(const eps_delta& f, std::int64_t k) {
-  const bmap h = power(base_eps_delta(f.eps, f.delta), k);
-  return {polygon_below(h), polygon_above(h)};
+group_polygons group_bounds(const eps_delta& f, std::int64_t k, double delta_rel) {
+  if (delta_rel == 0.0) {
+    const bmap h = power(base_eps_delta(f.eps, f.delta), k);
+    return {polygon_below(h), polygon_above(h)};
+  }
+  // f_{eps,delta} decreases in delta, and so does its power: the largest
+  // delta bounds it from below, the smallest from above
+  const double d_lo = std::max(0.0, mul_dn(f.delta, sub_dn(1.0, delta_rel)));
+  const double d_hi = std::min(1.0, mul_up(f.delta, add_up(1.0, delta_rel)));
+  return {polygon_below(power(base_eps_delta(f.eps, d_hi), k)),
+          polygon_above(power(base_eps_delta(f.eps, d_lo), k))};
+}
+
+namespace {
+
+// The vertex moves of a rounded polygon (the convention of curve.hpp's
+// beta_bracket): alpha by ex, beta by ey; the ends alpha = 0, 1 exact.
+double alpha_move(double x, double rel) {
+  if (x == 0.0 || x == 1.0) return 0.0;
+  const double m = std::min(x, 1.0 - x);
+  return add_up(add_up(mul_up(rel, m), mul_up(0x1p-52, x)), std::numeric_limits<double>::denorm_min());
+}
+double beta_move(double y, double rel) { return mul_up(add_up(rel, 0x1p-52), y); }
+
+// A vertex's value from both of its sides: beta off by ey, 1 - beta (the
+// precise side next to 1, the mass at loss +inf at alpha = 0) by its own
+// relative error; lo/hi bound beta, clo/chi bound 1 - beta.
+struct vertex_range {
+  double lo, hi, clo, chi;
+};
+
+std::vector<vertex_range> vertex_ranges(const curve& f, double rel) {
+  std::vector<vertex_range> r(f.size());
+  for (std::size_t i = 0; i < f.size(); ++i) {
+    const double y = f.beta()[i], c = f.one_minus_beta()[i];
+    const double ey = beta_move(y, rel), ec = beta_move(c, rel);
+    const double clo = std::max(0.0, sub_dn(c, ec)), chi = std::min(1.0, add_up(c, ec));
+    const double lo = std::max({0.0, sub_dn(y, ey), sub_dn(1.0, chi)});
+    const double hi = std::min({1.0, add_up(y, ey), sub_up(1.0, clo)});
+    r[i] = {lo, hi, std::max(clo, sub_dn(1.0, hi)), std::min(chi, sub_up(1.0, lo))};
+  }
+  return r;
+}
+
+// Bounds on the true slope magnitude of each segment, from the moved ends
+// (+inf where the moves may overlap).
+std::vector<double> slope_bounds(const curve& f, const std::vector<double>& ex,
+                                 const std::vector<vertex_range>& v) {
+  const auto& x = f.alpha();
+  std::vector<double> s(x.size() - 1);
+  for (std::size_t i = 0; i + 1 < x.size(); ++i) {
+    const double dx = sub_dn(sub_dn(x[i + 1], x[i]), add_up(ex[i], ex[i + 1]));
+    const double dy =
+        std::max(0.0, std::min(sub_up(v[i].hi, v[i + 1].lo), sub_up(v[i + 1].chi, v[i].clo)));
+    s[i] = dx > 0.0 ? div_up(dy, dx) : kInf;
+  }
+  return s;
+}
+
+}  // namespace
+
+group_polygons rounded_polygon_bounds(const curve& f, double vertex_rel) {
+  const auto& x = f.alpha();
+  const std::size_t n = x.size();
+  std::vector<double> ex(n), lb(n), lc(n), ub(n), uc(n);  // below: beta, 1 - beta; above: same
+  for (std::size_t i = 0; i < n; ++i) ex[i] = alpha_move(x[i], vertex_rel);
+  const std::vector<vertex_range> v = vertex_ranges(f, vertex_rel);
+  const std::vector<double> s = slope_bounds(f, ex, v);
+  for (std::size_t i = 0; i < n; ++i) {
+    const double left = i > 0 ? s[i - 1] : 0.0, right = i + 1 < n ? s[i] : 0.0;
+    // Below: the true lines of the segments left and right of vertex i lie
+    // below f (f is convex) and at x_i above its value less slope ex; the
+    // chord of two such points lies below the true segment's line between them.
+    const double drop = ex[i] == 0.0 ? 0.0 : mul_up(std::max(left, right), ex[i]);
+    lb[i] = std::max(0.0, sub_dn(v[i].lo, drop));
+    lc[i] = std::min(1.0, add_up(v[i].chi, drop));
+    // Above: f(x_i) is the true vertex's value, or on the true segment to
+    // its left (within ex of it); chords of points above a convex f stay
+    // above it. (f <= 1 - alpha.)
+    const double rise = ex[i] == 0.0 ? 0.0 : mul_up(left, ex[i]);
+    ub[i] = std::min({1.0, add_up(v[i].hi, rise), sub_up(1.0, x[i])});
+    uc[i] = std::max({0.0, sub_dn(v[i].clo, rise), x[i]});
+  }
+  // (monotone, as the power's maps need: lowering / raising keeps each side)
+  for (std::size_t i = 1; i < n; ++i) {
+    lb[i] = std::min(lb[i], lb[i - 1]);
+    lc[i] = std::max(lc[i], lc[i - 1]);
+  }
+  for (std::size_t i = n - 1; i-- > 0;) {
+    ub[i] = std::max(ub[i], ub[i + 1]);
+    uc[i] = std::min(uc[i], uc[i + 1]);
+  }
+  return {curve::from_vertices(x, std::move(lb), std::move(lc)),
+          curve::from_vertices(x, std::move(ub), std::move(uc))};
 }
 
 group_polygons group_bounds(const curve& below, const curve& above, std::int64_t k) {

@@ -43,8 +43,17 @@ enum class group_input {
 
 /// Throws fdp::evaluation_error beyond 2e7 breakpoints (k too large).
 group_polygons group_bounds(const curve& f, std::int64_t k, group_input input);
-/// f_{eps,delta} from its lines (its kink is not a double).
-group_polygons group_bounds(const eps_delta& f, std::int64_t k);
+/// f_{eps,delta} from its lines (its kink is not a double); delta_rel: the
+/// relative rounding of a computed delta (a composition's total delta).
+group_polygons group_bounds(const eps_delta& f, std::int64_t k, double delta_rel = 0.0);
+/// A polygon at or below and one at or above the polygon f stands for, when
+/// its vertices carry rounding (a composition's k-fold polygon): interior
+/// vertices off by at most vertex_rel min(x, 1 - x) + 2 ulps in alpha,
+/// (vertex_rel + 2 ulps) y in beta and as much relative to 1 - y in the
+/// stored 1 - beta (the k-fold polygon sums both from their small ends), the
+/// ends alpha = 0, 1 exact (fdp/core/curve.hpp, beta_bracket, reads the
+/// beta side alone). f must be convex.
+group_polygons rounded_polygon_bounds(const curve& f, double vertex_rel);
 /// Bounds from two polygons, one at or below a trade-off function and one at
 /// or above it (a numeric composition's): the power of each.
 group_polygons group_bounds(const curve& below, const curve& above, std::int64_t k);
