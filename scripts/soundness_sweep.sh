@@ -11,7 +11,11 @@
 # other terms against a quadrature truth (tests/ops/subsampled_sweep_test.cpp;
 # CI: 60 cases; ~0.4 s a case), as many exact k-fold f_{eps,delta} at their
 # edges (alpha near 1, delta below the double range; lattice_edges_test.cpp)
-# and a twentieth as many subsampled Gaussian GDP summaries.
+# and a twentieth as many subsampled Gaussian GDP summaries. And one case per
+# 10 mixes of group privacy of a random asymmetric or steep piecewise-linear
+# curve, k = 1..5, both routes, against the exact rational power of its
+# symmetrization (tests/ops/group_sweep_test.cpp; CI: 16 cases with the PLD
+# route at one k each; ~0.5 s a case here, where the PLD route runs at every k).
 # Usage: scripts/soundness_sweep.sh [seeds=10] [cases-per-seed=1000] [build dir=build]
 set -euo pipefail
 SEEDS=${1:-10}
@@ -25,10 +29,11 @@ for s in $(seq 1 "$SEEDS"); do
   # (and staged compositions, n = 2^17 .. 10^6: one per 20 mixes)
   # (and asymmetric discrete laws against their exact composition: one per 10 mixes)
   # (and subsampled Gaussian / Laplace terms with 1-3 others against quadrature: one per mix)
+  # (and group powers of random curves against exact rationals: one per 10 mixes)
   out=$(FDP_SWEEP_SEED=$s FDP_SWEEP_CASES=$CASES FDP_STAGED_CASES=$((CASES / 20 + 1)) FDP_ASYM_CASES=$((CASES / 10 + 1)) \
         FDP_SUBSAMPLED_SEED=$s FDP_SUBSAMPLED_CASES=$CASES FDP_LATTICE_SEED=$s FDP_LATTICE_CASES=$CASES \
-        FDP_SUMMARY_CASES=$((CASES / 20 + 1)) "$BIN" \
-        --gtest_filter='ComposeSweep.RandomMixesBracketTheTruth:ComposeStaged.LongRepetitionsBracketTheTruth:ComposeAsymmetric.*:SubsampledSweep.CompositionsBracketTheQuadratureTruth:LatticeEdges.*' 2>&1) || rc=$?
+        FDP_SUMMARY_CASES=$((CASES / 20 + 1)) FDP_GROUP_SEED=$s FDP_GROUP_CASES=$((CASES / 10 + 1)) "$BIN" \
+        --gtest_filter='ComposeSweep.RandomMixesBracketTheTruth:ComposeStaged.LongRepetitionsBracketTheTruth:ComposeAsymmetric.*:SubsampledSweep.CompositionsBracketTheQuadratureTruth:LatticeEdges.*:GroupSweep.PowersOfRandomCurvesBracketTheExactTruth' 2>&1) || rc=$?
   echo "$out" | grep -E '^\[soundness\]' || true
   if [ $rc != 0 ]; then echo "$out" | grep -E 'miss|FAILED' | head -20; fail=1; fi
 done

@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <boost/multiprecision/cpp_int.hpp>
 #include <cmath>
 #include <cstdio>
 #include <random>
@@ -17,6 +18,7 @@
 #include "fdp/core/normal.hpp"
 #include "fdp/ops/compose.hpp"
 #include "fdp/ops/convert.hpp"
+#include "fdp/ops/spec.hpp"
 
 namespace fdp {
 namespace {
@@ -162,6 +164,22 @@ TEST(GroupPolygon, MatchesBruteForceIteration) {
   std::printf("max |power - iteration| over 40 random polygons: %.3e (seed %u)\n", worst, seed);
 }
 
+// A value of the map 1 - f just below 1 (1 - 1e-20) rounds to 1.0; the
+// power must place it, and interpolate there, through the carried 1 - value.
+// The steep symmetric curve (0,1), (1e-20,0.5), (0.2,0.2), (0.5,1e-20), (1,0)
+// grouped twice has f_2(0.5) = f(1 - 1e-20) = 2e-40; the rounded value put it
+// on the end point 1, f_2 read 0 on [0.5, 1] and delta(90) 0.5 against
+// 0.255919 (tests/golden/edges_group.csv, exact rationals).
+TEST(GroupPolygon, ValuesNextToOneAreTakenFromTheirDistanceToOne) {
+  const curve f = read_curve_csv(std::string(FDP_TEST_DATA_DIR) + "/edges_steep_curve.csv");
+  const curve g = group(f, 2);
+  EXPECT_NEAR(beta(g, 0.5), 2e-40, 1e-54);
+  EXPECT_NEAR(profile_delta(g, 90.0), 0.25591934113643186637, 1e-15);
+  EXPECT_NEAR(profile_delta(g, 50.0), 0.49999999999999999896, 1e-15);
+  EXPECT_NEAR(profile_delta(g, 45.0), 0.66026291577005960741, 1e-15);
+  EXPECT_NEAR(beta(g, 1e-30), 0.49999999992500000001, 1e-15);
+}
+
 TEST(GroupPolygon, EpsZeroDoesNotBecomeKEpsZero) {
   // DRS: f_{eps,0} for groups of k is not f_{k eps,0}: extra middle pieces.
   for (std::int64_t k : {2, 3, 5}) {
@@ -254,21 +272,60 @@ TEST(GroupBracket, NumericCompositionsContainTheTruth) {
   }
 }
 
+// A closed form's parameter computed from the spec or by a composition is
+// rounded, and k mu is bracketed from both ends of its own bracket: 'group
+// gaussian:sigma=3 --k 2' read mu [2 fl(1/3), 2 fl(1/3)] (an exact double,
+// 2/3 - 3.7e-17, below the truth 2/3), and 'group gdp:mu=0.5,times=3 --k 2'
+// read 2 fl(sqrt(0.75)) for sqrt(3). The truths are checked in exact
+// rationals (2/3; sqrt(3) through lower^2 <= 3 <= upper^2).
+TEST(GroupBracket, RoundedParametersAreBracketed) {
+  using Q = boost::multiprecision::cpp_rational;
+  const interval a = group(std::vector<spec>{parse_spec("gaussian:sigma=3")}, 2).mu();
+  EXPECT_LT(Q(a.lower) * 3, Q(2));
+  EXPECT_GT(Q(a.upper) * 3, Q(2));
+  EXPECT_LT(a.upper - a.lower, 1e-15);
+  const interval b = group(std::vector<spec>{parse_spec("gdp:mu=0.5,times=3")}, 2).mu();
+  EXPECT_LE(Q(b.lower) * Q(b.lower), Q(3));
+  EXPECT_GE(Q(b.upper) * Q(b.upper), Q(3));
+  EXPECT_LT(b.upper - b.lower, 1e-13);
+  // (a division that is exact is not widened: sigma = 4 gives mu = 0.25)
+  const interval c = group(std::vector<spec>{parse_spec("gaussian:sigma=4")}, 2).mu();
+  EXPECT_EQ(c.lower, 0.5);
+  EXPECT_EQ(c.upper, 0.5);
+}
+
+// Exact objects stay exact (method exact, the closed form or the polygon
+// power), and their answers are brackets rounded outward by the evaluation's
+// error: a few ulps wide, not points (a point off by an ulp misses the truth).
 TEST(GroupBracket, ExactCompositionsStayExact) {
   const tradeoff_bracket g = group(std::vector<spec>{parse_spec("gdp:mu=0.5")}, 3);
   ASSERT_TRUE(g.is_exact());
-  EXPECT_EQ(g.mu().lower, 1.5);
+  EXPECT_EQ(g.mu().lower, 1.5);  // (3 * 0.5 is exact)
   EXPECT_EQ(g.mu().upper, 1.5);
-  EXPECT_EQ(g.epsilon(1e-5).lower, gdp_eps(1.5, 1e-5));
+  const interval e = g.epsilon(1e-5);
+  EXPECT_LE(e.lower, gdp_eps(1.5, 1e-5));
+  EXPECT_GE(e.upper, gdp_eps(1.5, 1e-5) * (1 - 1e-15));
+  EXPECT_LT(e.upper - e.lower, 1e-12 * e.upper);
+  const interval m = group(std::vector<spec>{parse_spec("gdp:mu=0.1")}, 3).mu();  // 3 * 0.1 rounds
+  EXPECT_EQ(m.lower, 0.3);  // (3 * 0.1 = 0.3000000000000000166 rounds to 0.30000000000000004)
+  EXPECT_EQ(m.upper, 0.30000000000000004);
   const tradeoff_bracket l = group(std::vector<spec>{parse_spec("laplace:b=2")}, 4);
   ASSERT_TRUE(l.is_exact());
-  EXPECT_NEAR(l.beta(0.1).lower, std::exp(-2.0) / 0.4, 1e-15);  // Lap_2(0.1) = e^-2/(4*0.1)
+  const interval lb = l.beta(0.1);  // Lap_2(0.1) = e^-2/(4*0.1)
+  EXPECT_LE(lb.lower, std::exp(-2.0) / 0.4 * (1 + 1e-16));
+  EXPECT_GE(lb.upper, std::exp(-2.0) / 0.4 * (1 - 1e-16));
+  EXPECT_LT(lb.upper - lb.lower, 1e-15);
   EXPECT_THROW(l.lower(), std::logic_error);
   // k-fold f_{eps,0} is exact (a polygon), and so is its group power
-  const tradeoff_bracket e = group(std::vector<spec>{parse_spec("epsdelta:eps=0.1,times=10")}, 2);
-  ASSERT_TRUE(e.is_exact());
-  const interval b = e.beta(0.3);
-  EXPECT_EQ(b.lower, b.upper);
+  const tradeoff_bracket p = group(std::vector<spec>{parse_spec("epsdelta:eps=0.1,times=10")}, 2);
+  ASSERT_TRUE(p.is_exact());
+  const interval b = p.beta(0.3);
+  EXPECT_LE(b.lower, beta(group(kfold_eps_delta(0.1, 0.0, 10), 2), 0.3));
+  EXPECT_GE(b.upper, beta(group(kfold_eps_delta(0.1, 0.0, 10), 2), 0.3));
+  // (the k-fold polygon's vertices carry 1e-12 of rounding, composition::exact_rel,
+  // as in compose's own bracket)
+  EXPECT_LT(b.upper - b.lower, 1e-11);
+  EXPECT_TRUE(std::isfinite(p.mu().upper));  // (f(0) = 1 exactly: no mass at loss +inf)
 }
 
 // An asymmetric curve answers for both orders of the neighbours, as compose
@@ -292,6 +349,30 @@ TEST(GroupBracket, AsymmetricCurvesAnswerForBothOrders) {
     const interval dg = g.delta(e), dc = c.delta(e);
     EXPECT_LE(dg.lower, dc.upper + 1e-12) << e;
     EXPECT_LE(dc.lower, dg.upper + 1e-12) << e;
+  }
+}
+
+// DRS Thm 2.14 applies to the mechanism's guarantee, which for an asymmetric
+// curve f is f_sym = min{f, f^-1}** (both orders of the neighbours): the
+// group power is that of f_sym. The power of f symmetrized afterwards lies
+// above it (f_sym <= f, and group privacy is monotone): for the asymmetric
+// curve of tests/golden/edges_asym_curve.csv (slopes -7/3 .. -1/5) grouped
+// twice, delta(0.178577) read [0.579365, 0.579365] against 0.604807
+// (tests/golden/gen_edges_group.py: exact rationals, the power of 1 - f_sym
+// = the chain P_0..P_k of finite distributions that attains it).
+TEST(GroupBracket, AsymmetricCurvesAreSymmetrizedBeforeThePower) {
+  const std::vector<spec> s{
+      parse_spec(std::string("curve:file=") + FDP_TEST_DATA_DIR + "/edges_asym_curve.csv")};
+  struct row {
+    std::int64_t k;
+    double eps, delta;
+  };
+  for (const row& r : {row{2, 0.0, 0.64000000000000001332}, row{2, 0.178577, 0.60480731181170570545},
+                       row{2, 1.0, 0.47690309029245730524}, row{3, 0.5, 0.80507672375799234505},
+                       row{3, 3.0, 0.39897355692174805395}}) {
+    const interval d = group(s, r.k).delta(r.eps);
+    EXPECT_LE(d.lower, r.delta * (1 + 1e-13)) << "k=" << r.k << " eps=" << r.eps;
+    EXPECT_GE(d.upper, r.delta * (1 - 1e-13)) << "k=" << r.k << " eps=" << r.eps;
   }
 }
 

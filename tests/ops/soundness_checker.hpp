@@ -61,6 +61,21 @@ struct checker {
     return ok;
   }
 
+  // The truth known exactly as a real between two doubles, its rounding down
+  // and up (equal when it is a double): a double bracket contains it iff
+  // lower <= truth_dn and upper >= truth_up. No slack.
+  bool contains_exact(const std::string& ctx, const std::string& query, interval b, double truth_dn,
+                      double truth_up) {
+    if (truth_dn == truth_up) return contains(ctx, query, b, truth_dn, 0.0);
+    const bool lo_ok = b.lower <= truth_dn, up_ok = b.upper >= truth_up;
+    if (lo_ok && up_ok && b.lower <= b.upper) {
+      ++checked;
+      return true;
+    }
+    // (reported through contains with the side that misses)
+    return contains(ctx, query, b, lo_ok ? truth_up : truth_dn, 0.0);
+  }
+
   void report() {
     std::cout << "[soundness] " << name << ": " << checked << " bracket checks, " << misses.size()
               << " misses\n";

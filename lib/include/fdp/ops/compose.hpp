@@ -117,6 +117,10 @@ class composition {
   std::string method() const { return exact_ ? "exact" : "pld"; }
   bool is_exact() const { return exact_.has_value(); }
   const std::optional<tradeoff>& exact() const { return exact_; }
+  /// The relative rounding of the exact result's parameter (a composed mu,
+  /// a total delta, a polygon's vertices: see closed_form_bounds.hpp); 0
+  /// when it is the user's own double. Group privacy brackets from it.
+  double exact_rel() const { return exact_rel_; }
   bool symmetric() const { return !inv_pess_.has_value(); }
 
   /// delta(eps) for any real eps, bracketed.

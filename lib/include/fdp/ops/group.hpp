@@ -19,6 +19,15 @@
 // a grid eps_j of step (engine grid step)/8 (delta is non-increasing, so each
 // line bounds the sup over [eps_j, eps_{j+1}] of 1 - delta(eps) - e^eps a from
 // above), which needs only the cheap composition::delta.
+//
+// The brackets (group(specs, k), group(composition, k)) take the power with
+// certified bounds, not rounded to nearest: a polygon at or below and one at
+// or above the exact power, by directed rounding (src/ops/group_bounds.hpp),
+// answers rounded outward. A curve given by the user is the guarantee of
+// both orders of the neighbours, f_sym = min{f, f^-1}**, and DRS Thm 2.14
+// applies to that: it is symmetrized (exactly) before the power. A kink of
+// the power below the doubles' range (k eps > ~740 for f_{eps,0}) is not
+// refused there: the bracket gets wider instead (the curve API below refuses).
 #pragma once
 
 #include <cstdint>
@@ -43,7 +52,7 @@ gaussian group(const gaussian& f, std::int64_t k);
 laplace group(const laplace& f, std::int64_t k);
 identity group(const identity& f, std::int64_t k);
 
-/// The exact power of the polygon 1 - f, computed by repeated squaring: the
+/// The power of the polygon 1 - f, computed by repeated squaring: the
 /// vertices of h o g are the vertices of g and the preimages under g of the
 /// vertices of h, so the result has at most k (n - 1) + 1 vertices (n those
 /// of f; collinear ones are dropped). 1 - beta is carried beside beta so that
@@ -54,7 +63,8 @@ identity group(const identity& f, std::int64_t k);
 /// vertices throws fdp::evaluation_error.
 /// Accuracy: each vertex carries the rounding of O(log k) interpolations
 /// (a few ulps per level); tested against G_{k mu} / Laplace(k mu) through
-/// tangent polygons and against brute-force iteration.
+/// tangent polygons and against brute-force iteration. (An approximation:
+/// group(specs, k) brackets the power with certified polygons instead.)
 curve group(const curve& f, std::int64_t k, group_stats* stats = nullptr);
 /// f_{eps,delta} as its exact polygon (f_{0,delta} gives f_{0, min(1, k delta)}).
 curve group(const eps_delta& f, std::int64_t k, group_stats* stats = nullptr);
@@ -74,18 +84,34 @@ double gdp_summary(const curve& f);
 double gdp_summary(const tradeoff& f);
 
 /// A trade-off guarantee known exactly or between two polygons
-/// (lower <= truth <= upper pointwise). Answers are brackets that contain the
-/// true value; exact objects give lower == upper (up to root-finding ends).
+/// (lower <= truth <= upper pointwise). Every answer is a bracket that
+/// contains the true value, rounded outward: exact objects are not points
+/// either (their evaluation in double has an error, a few ulps).
+///  - closed forms (G_mu, the Laplace trade-off, Id): the formula at the ends
+///    of the parameter's interval (k mu is rounded), widened by the
+///    evaluation's error bound (fdp/ops/convert.hpp for the GDP delta,
+///    tests/golden/tradeoff_golden.csv for beta); a true value that
+///    underflows is bracketed [0, smallest positive double];
+///  - polygons (powers of curves and f_{eps,delta}, and numeric brackets): a
+///    polygon at or below and one at or above the truth, both exact
+///    (directed rounding, src/ops/group_bounds.hpp), evaluated with
+///    outward rounding.
 class tradeoff_bracket {
  public:
+  /// A closed form or a polygon known exactly (a polygon is its own bounds).
   static tradeoff_bracket exact(tradeoff f);
+  /// G_mu or the Laplace trade-off with its parameter anywhere in [lo, hi].
+  static tradeoff_bracket exact(tradeoff f, double param_lo, double param_hi);
+  /// An exact object (shown as f) known between two polygons.
+  static tradeoff_bracket exact(tradeoff f, curve lower, curve upper);
   static tradeoff_bracket between(curve lower, curve upper);
 
   bool is_exact() const { return exact_.has_value(); }
   /// "exact" or "pld" (bracketed by polygons from the PLD engine).
   std::string method() const { return exact_ ? "exact" : "pld"; }
   const std::optional<tradeoff>& exact() const { return exact_; }
-  /// The polygons (numeric brackets only; throws std::logic_error otherwise).
+  /// The polygons (numeric brackets and exact polygons; throws
+  /// std::logic_error for closed forms).
   const curve& lower() const;
   const curve& upper() const;
 
@@ -97,7 +123,9 @@ class tradeoff_bracket {
   interval mu() const;
 
  private:
+  interval closed_delta(double eps) const;
   std::optional<tradeoff> exact_;
+  double param_lo_ = 0.0, param_hi_ = 0.0;  // closed forms: mu in [param_lo_, param_hi_]
   std::optional<curve> lower_, upper_;
 };
 
