@@ -1,5 +1,5 @@
 // Budget workloads, in process: calibration on the accounting scenarios
-// (../shared/scenarios/accounting.md: solve for the parameter that gives the
+// (the published accounting scenarios (bench/scenarios.sh): solve for the parameter that gives the
 // scenario's reference epsilon, so the answer should come back near the
 // scenario's own value), DP-SGD accounting, and the ledger target: 10,000
 // heterogeneous mechanisms added one at a time, each followed by a status

@@ -1,4 +1,4 @@
-// Accounting scenarios of ../shared/scenarios/accounting.md, in process.
+// Accounting scenarios of the published accounting scenarios (bench/scenarios.sh), in process.
 // Whole-process timings of `fdp compose` are measured by bench/scenarios.sh.
 #include <benchmark/benchmark.h>
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Whole-process timings of `fdp compose` on the accounting scenarios of
-# ../shared/scenarios/accounting.md, against the fastest existing
+# the published accounting scenarios (bench/scenarios.sh), against the fastest existing
 # accountant's in-process time there (Google PLD h=1e-4 or PRV eps_err=0.01).
 # Usage: bench/scenarios.sh [path/to/fdp] [repetitions]
 # (SPAWN_TIME=path overrides the spawn timer, default build/bench/fdp_spawn_time)

@@ -5,7 +5,7 @@
 // Why not `perf stat -r`: perf forks itself (a large process), sets up its
 // counters and reads them back around each run, which adds ~0.4 ms to every
 // figure on this VM (/bin/true: 2.1 ms under perf stat, 1.75 ms here). The
-// anchors of ../shared/scenarios/accounting.md are in-process times, so the
+// anchors of the published accounting scenarios (bench/scenarios.sh) are in-process times, so the
 // least inflated whole-process figure is the fair one; bench/scenarios.sh
 // prints perf's CPU time beside it.
 //

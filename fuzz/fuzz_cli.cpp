@@ -2,7 +2,7 @@
 // process, exactly what main() runs).
 // Input: the arguments after "fdp", one per line ('\n'-separated).
 // Invariant: run() returns one of the documented exit codes 0, 1, 2, 3
-// (../shared/CLI.md) and nothing escapes it.
+// (docs/cli.md) and nothing escapes it.
 //
 // The harness keeps each input cheap and confined, and skips inputs that
 // would leave that box (they test the machine, not the parsers):

@@ -3,7 +3,7 @@
 Run the scripts with Debian's /usr/bin/python3 (python3-matplotlib, numpy).
 Everything here draws with the non-interactive Agg backend.
 
-Inputs are the formats in ../shared/CLI.md:
+Inputs are the formats in docs/cli.md:
   * curve CSV: header naming columns; `alpha` plus `beta_lower,beta_upper`
     (the certified bracket of `fdp curve` / `--curve-out`), or a single
     `beta` column; `fdp audit --curve-out` adds `beta_estimate`.

@@ -2,7 +2,7 @@
 """An audit: the empirical trade-off curve, its confidence band, the claimed
 f and the witness point.
 
-Inputs (formats of `fdp audit`, ../shared/CLI.md):
+Inputs (formats of `fdp audit`, docs/cli.md):
   --curve FILE   `fdp audit --curve-out FILE`: alpha,beta_lower,beta_upper
                  and beta_estimate (the empirical curve; if absent, the middle
                  of the band is not drawn as a line)

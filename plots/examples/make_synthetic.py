@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Synthetic stand-ins for the output of `fdp clt` and `fdp audit`.
 
-NOT produced by fdp. They follow the formats of ../../shared/CLI.md, so the
+NOT produced by fdp. They follow the formats of docs/cli.md, so the
 plot scripts can be tested and the gallery drawn with an fdp that lacks those
 commands (`fdp audit` is not written yet). The commands for the real outputs
 are in plots/README.md. Every file carries "synthetic": true. The CLT numbers,

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""CLI tests for `fdp audit` (../shared/CLI.md): JSON shape, exit codes (0, 3 on
+"""CLI tests for `fdp audit` (docs/cli.md): JSON shape, exit codes (0, 3 on
 a certified violation, 2 with one line on stderr for bad input), sample files
 written by `fdp sample`, the curve CSV read by plots/plot_audit.py, shards.
 

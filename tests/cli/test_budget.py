@@ -6,7 +6,7 @@ Usage: /usr/bin/python3 test_budget.py PATH_TO_fdp   (exit 0 = all passed)
 Checks: calibration answers meet their target (re-checked with `fdp compose`)
 and are within 0.1% of the best value (a point 0.1% further is certified
 infeasible by `fdp compose`); DP-SGD brackets against the reference answers
-of ../shared/scenarios/accounting.md and Bu et al.'s published CLT examples;
+of the published accounting scenarios (bench/scenarios.sh) and Bu et al.'s published CLT examples;
 the compare table's JSON shape and its RDP column; the ledger's refusal
 message, all-or-nothing adds, corruption detection, and that a save killed
 with SIGKILL (by the test hook and by real kill -9 at random moments) never

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""CLI tests for `fdp compose` and `fdp curve` (../shared/CLI.md).
+"""CLI tests for `fdp compose` and `fdp curve` (docs/cli.md).
 
 Usage: /usr/bin/python3 test_compose.py PATH_TO_fdp   (exit 0 = all passed)
 

@@ -8,7 +8,7 @@ checks that a non-empty PNG (or SVG) appears, that each run takes under 10 s
 of CPU,
 and that bad input gets exit code 2 with one line on stderr. Outputs of fdp
 commands that do not exist yet (clt, group, audit) are synthetic files in the
-formats of ../shared/CLI.md (plots/examples/make_synthetic.py and below).
+formats of docs/cli.md (plots/examples/make_synthetic.py and below).
 """
 
 import json

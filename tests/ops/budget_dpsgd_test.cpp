@@ -1,5 +1,5 @@
 // Tests for fdp/budget/dpsgd.hpp: the certified brackets against the
-// reference answers of ../shared/scenarios/accounting.md (S3a, S3b), Bu, Dong,
+// published reference answers of the accounting scenarios (bench/scenarios.sh) (S3a, S3b), Bu, Dong,
 // Long & Su's published CLT examples, the refusal of uncertifiable
 // combinations, the without-replacement route, and bad input.
 #include "fdp/budget/dpsgd.hpp"

@@ -1,7 +1,7 @@
 // Tests for fdp/budget/rdp.hpp and classic.hpp: RDP closed forms against
 // independent quadrature of the Renyi divergence, the sampled Gaussian of
 // Mironov, Talwar & Zhang (both orders), the conversions, the RDP column of
-// ../shared/scenarios/accounting.md, and the classical composition theorems.
+// the published accounting scenarios (bench/scenarios.sh), and the classical composition theorems.
 #include "fdp/budget/classic.hpp"
 #include "fdp/budget/rdp.hpp"
 

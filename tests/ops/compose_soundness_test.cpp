@@ -10,7 +10,7 @@
 //     gdp / gaussian / epsdelta (one common eps) / id mixes whose exact
 //     delta(eps) this file computes itself as a finite sum over the
 //     randomized-response atoms of Gaussian profiles;
-//   * the scenario reference values of ../shared/scenarios/accounting.md.
+//   * the published accounting scenarios' reference values (bench/scenarios.sh).
 // Groups: ComposeGolden.*, ComposeClosed.*, ComposeScenario.*,
 // ComposeSweep.*, ComposeRobustness.*, ComposeBadInput.*. A miss prints a
 // reproducer line "MISS <specs> | <query> | bracket [lo, hi] | truth t"

@@ -1,5 +1,5 @@
 // fdp audit: the whole pipeline for a built-in mechanism or for black-box
-// sample files (DESIGN.md, "Auditing pipeline"; ../shared/CLI.md).
+// sample files (docs/architecture.md, "Auditing pipeline"; docs/cli.md).
 //
 //   1. Selection split. A fraction (selection_fraction, default 0.1) of the
 //      outputs of each side: for a built-in mechanism, floor(N f) outputs

@@ -1,4 +1,4 @@
-// The oracle bound: the yardstick of audit power (DESIGN.md).
+// The oracle bound: the yardstick of audit power (docs/architecture.md).
 //
 // For a built-in mechanism whose output law on the two inputs is known, the
 // oracle is the best lower bound any auditor could certify with the same

@@ -1,4 +1,4 @@
-// The objects an audit passes between its stages (DESIGN.md, "Auditing
+// The objects an audit passes between its stages (docs/architecture.md, "Auditing
 // pipeline"):
 //
 //   sample_block   outputs of one side (one neighbouring input) held in

@@ -1,4 +1,4 @@
-// Reading black-box sample files (../shared/CLI.md): one output per line,
+// Reading black-box sample files (docs/cli.md): one output per line,
 //   a number            "0.25", "-3e-7"
 //   a vector            "1.5,2,-0.25"   (comma-separated numbers, same length on every line)
 //   a token             "r3", "TTF-"    (anything else without a comma: a category)

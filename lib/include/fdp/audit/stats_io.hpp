@@ -1,5 +1,5 @@
 // Plan and statistics files: how audit shards on other processes or
-// machines are combined (DESIGN.md, "Scale").
+// machines are combined (docs/architecture.md, "Auditing pipeline").
 //
 // Protocol:
 //   1. fdp audit ... --plan-out plan.txt       selection split, chosen tests

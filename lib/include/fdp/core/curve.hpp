@@ -5,7 +5,7 @@
 // 1 - beta beside beta so that tail quantities (delta(eps) for large eps,
 // 1 - f(a) for tiny a) keep full relative precision.
 //
-// The same object is a discrete privacy-loss distribution (DESIGN.md): the
+// The same object is a discrete privacy-loss distribution (docs/architecture.md): the
 // segment from vertex i to i+1 is an atom of P-mass alpha_{i+1} - alpha_i and
 // Q-mass beta_i - beta_{i+1} at loss log(Q-mass / P-mass); 1 - beta_0 is the
 // Q-mass at loss +inf and 1 - alpha_k (after the last vertex with beta > 0) the
