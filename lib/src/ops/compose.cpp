@@ -578,150 +578,180 @@ curve forward_lower_of(const composed_pld& pess, const std::optional<composed_pl
                        const std::optional<composed_pld>& inv, const std::optional<composed_pld>& inv_t,
                        std::size_t stride);
 
+// A term composed in two stages: a long repetition not already staged.
+bool stages(const compose_term& t, const compose_options& opt) {
+  return opt.stage_min > 0 && t.times >= opt.stage_min && !t.law_opt;
+}
+
+// The second stage's first step, estimated from the terms' spreads (a
+// k-fold's is sqrt(k) times one term's): the first stage's lower polygon
+// needs tangent lines only a fraction of it apart (tangent_stride).
+double second_stage_step(const std::vector<compose_term>& terms, const compose_options& opt) {
+  std::vector<std::pair<double, double>> st;
+  for (const auto& t : terms) {
+    const double sc = t.law->scale();
+    if (!stages(t, opt)) {
+      st.emplace_back(sc, static_cast<double>(t.times));
+      continue;
+    }
+    const std::int64_t k = stage_split(t.times), r = t.times / k;
+    st.emplace_back(std::sqrt(static_cast<double>(k)) * sc, static_cast<double>(r));
+  }
+  return auto_step_of(st);
+}
+
+// The options of the first stage of term t (a k-fold, used r times).
+compose_options first_stage_options(const compose_term& t, std::int64_t k, std::int64_t r,
+                                    const std::vector<compose_term>& terms, const compose_options& opt,
+                                    double step_scale) {
+  compose_options o1 = opt;
+  o1.method = compose_method::pld;
+  compose_term tk = t;
+  tk.times = k;
+  // (the step of the k-fold's own one-grid composition: unlike a one-grid
+  // n-fold, whose second-order errors average out over all n terms, the
+  // first stage hands on two polygons that bracket the k-fold, and their
+  // gap is carried through the second stage as it is)
+  o1.initial_step = step_scale * auto_step({tk});
+  o1.max_refinements = 0;
+  // the first stage is a sqrt(n)-fold: a grid beyond 2^20 points means the
+  // one-term resolution is too fine for staging to pay (the one-grid path
+  // then decides, or refuses)
+  o1.max_grid = capped_grid(opt.max_grid, std::size_t(1) << 20);
+  o1.outer_times = r * std::max<std::int64_t>(opt.outer_times, 1);
+  // The mass outside the first stage's FFT window counts in each of the r
+  // k-folds: its share of the accuracy at delta_hint is that of the
+  // one-grid default (1e-3 tolerance delta_hint) split among them, rather
+  // than the one-grid cap of 1e-16 (10^6-fold subsampled Gaussian: a
+  // window of 21,883 points instead of 25,606 for 3e-14).
+  if (opt.tail <= 0) {
+    const double dh = tuning_delta(terms, opt.delta_hint > 0 ? std::max(opt.delta_hint, 1e-300) : 1e-5);
+    o1.tail = 1e-3 * opt.tolerance * dh / static_cast<double>(o1.outer_times);
+  }
+  return o1;
+}
+
+// A first-stage polygon of term t's kk-fold as a discrete loss law.
+std::shared_ptr<const loss_law> polygon_law(const curve& c, const compose_term& t, std::int64_t kk,
+                                            const char* which) {
+  const pld d = to_pld(c);
+  std::vector<loss_atom> at;
+  at.reserve(d.loss.size());
+  for (std::size_t i = 0; i < d.loss.size(); ++i) at.push_back({d.loss[i], d.p[i], d.q[i]});
+  return std::shared_ptr<const loss_law>(discrete_law(std::move(at), d.p_neg_inf, d.q_pos_inf, t.law->symmetric(),
+                                                      t.text + " (" + std::to_string(kk) + "-fold, " + which + ")"));
+}
+
+// The second stage discretizes the lower polygon on its own, coarser grid,
+// whose connect-the-dots construction takes the polygon's delta at that
+// grid's losses only. Tangent lines an eighth of that step apart (instead
+// of every first-stage grid point: 10^6-fold subsampled Gaussian, h2 / h1 ~
+// 32) lower it by a second-order amount well inside the second stage's own
+// discretization error and take a third of the work (there, stride 3: upper
+// end 1.625893 -> 1.625905, 321 -> 277 M instructions).
+std::size_t tangent_stride(double h1, double h2) {
+  return h1 > 0 && h2 > 0 ? static_cast<std::size_t>(std::clamp(std::floor(h2 / (8.0 * h1)), 1.0, 64.0))
+                          : std::size_t(1);
+}
+
+// The first stage of term t: the k-fold's composition (and the (k+1)-fold's
+// when rem > 0) with their lower polygons as laws.
+struct first_stage_result {
+  std::optional<composition> c1, c_plus;
+  std::shared_ptr<const loss_law> lower[2];
+};
+
+first_stage_result run_first_stage(const compose_term& t, std::int64_t k, std::int64_t rem,
+                                   const compose_options& o1, const compose_options& opt, double h2) {
+  first_stage_result fr;
+  compose_term t1 = t;
+  t1.times = k;
+  t1.closed.reset();
+  if (opt.stage_min > 0 && k >= opt.stage_min) {
+    // (n >= stage_min^2: the k-fold is itself staged; its polygons and the
+    // (k+1)-fold's come from whole compositions)
+    fr.c1 = compose_terms({t1}, o1);
+    fr.lower[0] = polygon_law(fr.c1->forward_lower_curve(tangent_stride(fr.c1->grid_step(), h2)), t, k, "lower polygon");
+    if (rem > 0) {
+      t1.times = k + 1;
+      fr.c_plus = compose_terms({t1}, o1);
+      fr.lower[1] = polygon_law(fr.c_plus->forward_lower_curve(tangent_stride(fr.c_plus->grid_step(), h2)), t, k + 1,
+                                "lower polygon");
+    }
+    return fr;
+  }
+  // The lower polygons are built on the pessimistic side's thread while the
+  // optimistic side still sweeps (its discretization is the longer one);
+  // the upper ones need the optimistic compositions.
+  const std::vector<std::int64_t> plus_one{k + 1};
+  detail::compose_access::first_stage fs;
+  if (rem > 0) fs.also = &plus_one, fs.also_out = &fr.c_plus;
+  fs.on_pessimistic = [&](std::size_t v, const composed_pld& f, const std::optional<composed_pld>& ft,
+                          const std::optional<composed_pld>& inv, const std::optional<composed_pld>& invt) {
+    fr.lower[v] = polygon_law(forward_lower_of(f, ft, inv, invt, tangent_stride(f.h(), h2)), t,
+                              v == 0 ? k : k + 1, "lower polygon");
+  };
+  fr.c1 = detail::compose_access::run({t1}, o1, &fs);
+  return fr;
+}
+
+// Term t in two stages, appended to out: a remainder rem = n - r k > 0
+// (0 < rem <= r, stage_split) makes rem of the r first-stage results
+// (k+1)-folds: n = (r - rem) k + rem (k + 1). Both come from one
+// discretization (compose_access: the (k+1)-fold is one more composition
+// of the same grids). As rem raw terms the remainder would make the second
+// stage resolve one term (10^6 + 3 Laplace: 80,859 points against 5,692);
+// as a second first stage it would repeat the discretization, the dearer
+// part for a continuous law (subsampled Gaussian x (10^6 + 3): 575 M
+// instructions with raw terms, 674 M with a second first stage). Throws
+// evaluation_error when the term cannot be staged.
+void stage_term(const compose_term& t, const std::vector<compose_term>& terms, const compose_options& opt,
+                double step_scale, double h2, std::vector<compose_term>& out) {
+  const std::int64_t k = stage_split(t.times);
+  const std::int64_t r = t.times / k, rem = t.times - r * k;
+  const compose_options o1 = first_stage_options(t, k, r, terms, opt, step_scale);
+  first_stage_result fr = run_first_stage(t, k, rem, o1, opt, h2);
+  // A kk-fold's two polygons as the laws of one second-stage term, composed
+  // `times` times.
+  auto polygons = [&](const composition& c, std::shared_ptr<const loss_law> lo, std::int64_t kk, std::int64_t times) {
+    compose_term s;
+    s.law = std::move(lo);
+    s.law_opt = polygon_law(c.forward_upper_curve(), t, kk, "upper polygon");
+    s.times = times;
+    s.text = t.text + " (staged: " + std::to_string(kk) + "-fold, then x" + std::to_string(times) + ")";
+    return s;
+  };
+  if (r - rem > 0 && rem > 0 && opt.threads != 1) {
+    // the two upper polygons on two threads
+    auto both = run_pair([&] { return polygons(*fr.c1, fr.lower[0], k, r - rem); },
+                         [&] { return polygons(*fr.c_plus, fr.lower[1], k + 1, rem); });
+    out.push_back(std::move(both.first));
+    out.push_back(std::move(both.second));
+  } else {
+    if (r - rem > 0) out.push_back(polygons(*fr.c1, fr.lower[0], k, r - rem));
+    if (rem > 0) out.push_back(polygons(*fr.c_plus, fr.lower[1], k + 1, rem));
+  }
+}
+
 // The terms with every long repetition replaced by its staged form. Stage
 // one is a single pass on the grid the k-fold's own one-grid composition
 // would start with, times step_scale; its accuracy budgets are shared among
-// all n terms (compose_options::outer_times).
+// all n terms (compose_options::outer_times). Nothing when no term stages
+// or one cannot be staged (then one grid as before).
 std::optional<std::vector<compose_term>> staged_terms(const std::vector<compose_term>& terms,
                                                       const compose_options& opt, double step_scale) {
-  auto staged = [&](const compose_term& t) { return opt.stage_min > 0 && t.times >= opt.stage_min && !t.law_opt; };
-  bool any = false;
-  for (const auto& t : terms) any = any || staged(t);
-  if (!any) return std::nullopt;
-  // The second stage's first step, estimated from the terms' spreads (a
-  // k-fold's is sqrt(k) times one term's): the first stage's lower polygon
-  // needs tangent lines only a fraction of it apart (see `stride` below).
-  double h2 = 0.0;
-  {
-    std::vector<std::pair<double, double>> st;
-    for (const auto& t : terms) {
-      const double sc = t.law->scale();
-      if (!staged(t)) {
-        st.emplace_back(sc, static_cast<double>(t.times));
-        continue;
-      }
-      const std::int64_t k = stage_split(t.times), r = t.times / k;
-      st.emplace_back(std::sqrt(static_cast<double>(k)) * sc, static_cast<double>(r));
-    }
-    h2 = auto_step_of(st);
+  if (std::none_of(terms.begin(), terms.end(), [&](const compose_term& t) { return stages(t, opt); })) {
+    return std::nullopt;
   }
+  const double h2 = second_stage_step(terms, opt);
   std::vector<compose_term> out;
   for (const auto& t : terms) {
-    if (!staged(t)) {
+    if (!stages(t, opt)) {
       out.push_back(t);
       continue;
     }
-    // A remainder rem = n - r k > 0 (0 < rem <= r, stage_split) makes rem of
-    // the r first-stage results (k+1)-folds: n = (r - rem) k + rem (k + 1).
-    // Both come from one discretization (compose_access: the (k+1)-fold is
-    // one more composition of the same grids). As rem raw terms the
-    // remainder would make the second stage resolve one term (10^6 + 3
-    // Laplace: 80,859 points against 5,692); as a second first stage it
-    // would repeat the discretization, the dearer part for a continuous law
-    // (subsampled Gaussian x (10^6 + 3): 575 M instructions with raw terms,
-    // 674 M with a second first stage).
-    const std::int64_t k = stage_split(t.times);
-    const std::int64_t r = t.times / k, rem = t.times - r * k;
-    compose_options o1 = opt;
-    o1.method = compose_method::pld;
-    {
-      compose_term tk = t;
-      tk.times = k;
-      // (the step of the k-fold's own one-grid composition: unlike a one-grid
-      // n-fold, whose second-order errors average out over all n terms, the
-      // first stage hands on two polygons that bracket the k-fold, and their
-      // gap is carried through the second stage as it is)
-      o1.initial_step = step_scale * auto_step({tk});
-    }
-    o1.max_refinements = 0;
-    // the first stage is a sqrt(n)-fold: a grid beyond 2^20 points means the
-    // one-term resolution is too fine for staging to pay (the one-grid path
-    // then decides, or refuses)
-    o1.max_grid = capped_grid(opt.max_grid, std::size_t(1) << 20);
-    o1.outer_times = r * std::max<std::int64_t>(opt.outer_times, 1);
-    // The mass outside the first stage's FFT window counts in each of the r
-    // k-folds: its share of the accuracy at delta_hint is that of the
-    // one-grid default (1e-3 tolerance delta_hint) split among them, rather
-    // than the one-grid cap of 1e-16 (10^6-fold subsampled Gaussian: a
-    // window of 21,883 points instead of 25,606 for 3e-14).
-    if (opt.tail <= 0) {
-      const double dh = tuning_delta(terms, opt.delta_hint > 0 ? std::max(opt.delta_hint, 1e-300) : 1e-5);
-      o1.tail = 1e-3 * opt.tolerance * dh / static_cast<double>(o1.outer_times);
-    }
-    const bool sym = t.law->symmetric();
-    auto law_of = [&](const curve& c, std::int64_t kk, const char* which) {
-      const pld d = to_pld(c);
-      std::vector<loss_atom> at;
-      at.reserve(d.loss.size());
-      for (std::size_t i = 0; i < d.loss.size(); ++i) at.push_back({d.loss[i], d.p[i], d.q[i]});
-      return std::shared_ptr<const loss_law>(
-          discrete_law(std::move(at), d.p_neg_inf, d.q_pos_inf, sym,
-                       t.text + " (" + std::to_string(kk) + "-fold, " + which + ")"));
-    };
-    // The second stage discretizes the lower polygon on its own, coarser
-    // grid, whose connect-the-dots construction takes the polygon's delta at
-    // that grid's losses only. Tangent lines an eighth of that step apart
-    // (instead of every first-stage grid point: 10^6-fold subsampled
-    // Gaussian, h2 / h1 ~ 32) lower it by a second-order amount well inside
-    // the second stage's own discretization error and take a third of the
-    // work (there, stride 3: upper end 1.625893 -> 1.625905, 321 -> 277 M
-    // instructions).
-    auto stride_for = [&](double h1) {
-      return h1 > 0 && h2 > 0 ? static_cast<std::size_t>(std::clamp(std::floor(h2 / (8.0 * h1)), 1.0, 64.0))
-                              : std::size_t(1);
-    };
     try {
-      compose_term t1 = t;
-      t1.times = k;
-      t1.closed.reset();
-      const std::vector<std::int64_t> plus_one{k + 1};
-      std::optional<composition> c_plus;
-      std::shared_ptr<const loss_law> lower[2];
-      std::optional<composition> c1;
-      if (opt.stage_min > 0 && k >= opt.stage_min) {
-        // (n >= stage_min^2: the k-fold is itself staged; its polygons and
-        // the (k+1)-fold's come from whole compositions)
-        c1 = compose_terms({t1}, o1);
-        lower[0] = law_of(c1->forward_lower_curve(stride_for(c1->grid_step())), k, "lower polygon");
-        if (rem > 0) {
-          t1.times = k + 1;
-          c_plus = compose_terms({t1}, o1);
-          lower[1] = law_of(c_plus->forward_lower_curve(stride_for(c_plus->grid_step())), k + 1, "lower polygon");
-        }
-      } else {
-        // The lower polygons are built on the pessimistic side's thread while
-        // the optimistic side still sweeps (its discretization is the longer
-        // one); the upper ones need the optimistic compositions.
-        detail::compose_access::first_stage fs;
-        if (rem > 0) fs.also = &plus_one, fs.also_out = &c_plus;
-        fs.on_pessimistic = [&](std::size_t v, const composed_pld& f, const std::optional<composed_pld>& ft,
-                                const std::optional<composed_pld>& inv, const std::optional<composed_pld>& invt) {
-          lower[v] =
-              law_of(forward_lower_of(f, ft, inv, invt, stride_for(f.h())), v == 0 ? k : k + 1, "lower polygon");
-        };
-        c1 = detail::compose_access::run({t1}, o1, &fs);
-      }
-      // A kk-fold's two polygons as the laws of one second-stage term,
-      // composed `times` times.
-      auto polygons = [&](const composition& c, std::shared_ptr<const loss_law> lo, std::int64_t kk,
-                          std::int64_t times) {
-        compose_term s;
-        s.law = std::move(lo);
-        s.law_opt = law_of(c.forward_upper_curve(), kk, "upper polygon");
-        s.times = times;
-        s.text = t.text + " (staged: " + std::to_string(kk) + "-fold, then x" + std::to_string(times) + ")";
-        return s;
-      };
-      if (r - rem > 0 && rem > 0 && opt.threads != 1) {
-        // the two upper polygons on two threads
-        auto both = run_pair([&] { return polygons(*c1, lower[0], k, r - rem); },
-                             [&] { return polygons(*c_plus, lower[1], k + 1, rem); });
-        out.push_back(std::move(both.first));
-        out.push_back(std::move(both.second));
-      } else {
-        if (r - rem > 0) out.push_back(polygons(*c1, lower[0], k, r - rem));
-        if (rem > 0) out.push_back(polygons(*c_plus, lower[1], k + 1, rem));
-      }
+      stage_term(t, terms, opt, step_scale, h2, out);
     } catch (const evaluation_error&) {
       return std::nullopt;  // not representable in stages: one grid as before
     }
