@@ -150,8 +150,8 @@ TEST(RandomizedResponseKind, IsTheClosedFormTradeoff) {
     const spec s = parse_spec(spec_text(c.eps, c.k, 1));
     const tradeoff f = single_tradeoff(s).value();
     const composition one = compose({s});
-    const std::string mech = "randomized-response:eps=" + detail::format_value(c.eps) +
-                             ",k=" + std::to_string(c.k);
+    const std::string mech =
+        "randomized-response:eps=" + detail::format_value(c.eps) + ",k=" + std::to_string(c.k);
     const auto exact = mech::make_mechanism(mech)->exact_tradeoff();
     ASSERT_TRUE(exact.has_value()) << mech;
     for (int i = 0; i <= 200; ++i) {
@@ -159,7 +159,8 @@ TEST(RandomizedResponseKind, IsTheClosedFormTradeoff) {
       const double truth = static_cast<double>(f_closed(a));
       EXPECT_NEAR(beta(f, a), truth, 4e-16) << s.text << " at " << a;
       EXPECT_NEAR(beta(*exact, a), truth, 4e-16) << mech << " at " << a;
-      expect_contains(one.beta(a), f_closed(a), s.text + " composed once, beta at " + std::to_string(a));
+      expect_contains(one.beta(a), f_closed(a),
+                      s.text + " composed once, beta at " + std::to_string(a));
     }
   }
 }

@@ -76,7 +76,8 @@ double parse_number(const std::string& text, const std::string& what) {
   const auto r = std::from_chars(b, e, v);
   if (r.ec == std::errc::result_out_of_range) {
     // Beyond the double range: an overflow is not finite; an underflow is 0.
-    if (decimal_exponent(text) > 0) throw std::invalid_argument(what + ": '" + text + "' must be finite");
+    if (decimal_exponent(text) > 0)
+      throw std::invalid_argument(what + ": '" + text + "' must be finite");
     v = 0.0;
   } else if (r.ec != std::errc() || r.ptr != e) {
     throw std::invalid_argument(what + ": '" + text + "' is not a number");
