@@ -27,6 +27,10 @@ void require_finite_ratio(const spec& s, const char* key, double scale, double s
   }
 }
 
+double quotient_rounding(double d, double scale) {
+  return std::fma(d / scale, scale, -d) == 0.0 ? 0.0 : std::numeric_limits<double>::epsilon() / 2;
+}
+
 double floor_half_grid(double x, double h) {
   const double k = 2.0 * x / h, r = std::round(k);
   if (std::fabs(k - r) <= 1e-9 * std::max(1.0, k)) return x;

@@ -31,6 +31,10 @@ compose_term term_of_closed(const tradeoff& f);
 /// (gaussian:sigma=1e-300 failed as "gaussian(mu=inf)").
 void require_finite_ratio(const spec& s, const char* key, double scale, double sensitivity);
 
+/// The relative rounding of d / scale: 0 when the division is exact, else
+/// half an ulp (2^-53).
+double quotient_rounding(double d, double scale);
+
 /// The largest multiple of h/2 not above x (x itself when x is one, up to
 /// rounding): the ledger's optimistic garblers move atoms down onto its grid.
 double floor_half_grid(double x, double h);

@@ -25,6 +25,11 @@ std::optional<tradeoff> single_tradeoff(const spec& s) {
   return k.closed(s);
 }
 
+double spec_closed_rounding(const spec& s) {
+  const spec_kind& k = s.kind();
+  return k.closed_rounding ? k.closed_rounding(s) : 0.0;
+}
+
 rdp_curve spec_rdp(const spec& s, const std::vector<double>& orders) {
   const spec_kind& k = s.kind();
   if (k.rdp) return k.rdp(s, orders);

@@ -135,6 +135,10 @@ struct spec_kind {
   compose_term (*term)(const spec&) = nullptr;
 
   // Optional hooks.
+  /// The relative rounding of the closed form's parameter: a quotient
+  /// sensitivity / scale is rounded unless the division is exact (group's
+  /// brackets widen by it); nullptr: 0 (the parameter is the user's double).
+  double (*closed_rounding)(const spec&) = nullptr;
   /// RDP at the orders; nullptr: upper sums over the term's law (rdp_of_law),
   /// for bounded loss supports.
   rdp_curve (*rdp)(const spec&, const std::vector<double>& orders) = nullptr;
@@ -167,6 +171,7 @@ const spec_kind* find_spec_kind(const std::string& name);
 std::string spec_kind_names();
 
 /// The hooks with their defaults applied (see spec_kind).
+double spec_closed_rounding(const spec& s);
 rdp_curve spec_rdp(const spec& s, const std::vector<double>& orders);
 ledger_form spec_ledger_form(const spec& s,
                              const std::vector<std::pair<double, double>>* stored = nullptr);

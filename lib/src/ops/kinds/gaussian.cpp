@@ -16,15 +16,16 @@ tradeoff closed(const spec& s) {
   return tradeoff(gaussian(d / sigma));
 }
 
+// mu = sensitivity / sigma, exact only when the division is; mu given: exact.
+double closed_rounding(const spec& s) {
+  if (s.has("mu")) return 0.0;
+  return kinds::quotient_rounding(s.number("sensitivity"), s.number("sigma"));
+}
+
+// (closed_form_bounds.hpp rounds the bracket outward by the rounding)
 compose_term term(const spec& s) {
   compose_term t = kinds::term_of_closed(closed(s));
-  if (!s.has("mu")) {
-    // mu = sensitivity / sigma, exact only when the division is
-    // (closed_form_bounds.hpp rounds the bracket outward by this)
-    const double sigma = s.number("sigma"), d = s.number("sensitivity");
-    if (std::fma(d / sigma, sigma, -d) != 0.0)
-      t.closed_rel = std::numeric_limits<double>::epsilon() / 2;
-  }
+  t.closed_rel = closed_rounding(s);
   return t;
 }
 
@@ -57,6 +58,7 @@ spec_kind spec_kind_gaussian() {
             optional_key("sensitivity", "S", 1.0, kNonNegative, "l2 sensitivity")};
   k.closed = closed;
   k.term = term;
+  k.closed_rounding = closed_rounding;
   k.rdp = kinds::gaussian_rdp;
   k.clt = kinds::gaussian_clt;
   k.edgeworth = kinds::gaussian_edgeworth;

@@ -22,6 +22,12 @@ laplace mechanism(const spec& s) {
 
 tradeoff closed(const spec& s) { return tradeoff(mechanism(s)); }
 
+// mu = sensitivity / b, exact only when the division is; eps given: exact.
+double closed_rounding(const spec& s) {
+  if (s.has("eps")) return 0.0;
+  return kinds::quotient_rounding(s.number("sensitivity"), s.number("b"));
+}
+
 // eps-DP with eps = mu (Dwork & Roth Thm 3.6).
 std::optional<std::pair<double, double>> classic(const spec& s) {
   return std::make_pair(mechanism(s).mu, 0.0);
@@ -102,6 +108,7 @@ spec_kind spec_kind_laplace() {
                             "instead of b: eps = sensitivity / b"),
             optional_key("sensitivity", "S", 1.0, kNonNegative, "l1 sensitivity")};
   k.closed = closed;
+  k.closed_rounding = closed_rounding;
   k.classic = classic;
   k.rdp = rdp;
   k.clt = clt;
