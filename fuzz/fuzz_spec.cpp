@@ -1,7 +1,7 @@
 // libFuzzer target: spec strings (fdp/ops/spec.hpp).
 // Input: the spec text. parse_spec, then every number the spec carries
-// through spec::number, then single_tradeoff (curve specs excluded: they read
-// a file, covered by fuzz_curve_csv) evaluated at a few alphas.
+// through spec::number, then single_tradeoff (kinds with a text key excluded:
+// curve specs read a file, covered by fuzz_curve_csv) evaluated at a few alphas.
 // Accepted failures: std::invalid_argument (the documented parse and range
 // errors), std::domain_error. Invariants: beta in [0, 1], non-increasing.
 #include <cmath>
@@ -37,7 +37,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     } catch (const std::invalid_argument&) {
     }
   }
-  if (s.name == "curve") return 0;
+  for (const auto& key : s.kind().keys)
+    if (key.kind == fdp::spec_key::type::text) return 0;  // (a file: fuzz_curve_csv's)
   try {
     const auto f = fdp::single_tradeoff(s);
     if (!f) return 0;

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "fdp/mech/mech.hpp"
+#include "fdp/ops/compose.hpp"
 
 namespace fdp::mech {
 namespace {
@@ -104,9 +105,9 @@ TEST(Registry, BadSpecsNameTheParameter) {
     const char* needle;
   };
   const c cases[] = {
-      {"nosuch:eps=1", "unknown mechanism"},
-      {"laplace:eps=1,foo=2", "foo"},
-      {"laplace:eps=1,eps=2", "more than once"},
+      {"nosuch:eps=1", "unknown name 'nosuch'"},
+      {"laplace:eps=1,foo=2", "unknown key 'foo' for laplace (allowed: b, eps, sensitivity)"},
+      {"laplace:eps=1,eps=2", "key 'eps' repeated"},
       {"laplace", "eps, b"},
       {"laplace:eps=1,b=2", "eps, b"},
       {"laplace:eps=0", "eps="},
@@ -141,6 +142,48 @@ TEST(Registry, BadSpecsNameTheParameter) {
   for (const auto& x : cases) {
     const std::string e = error_of(x.spec);
     EXPECT_NE(e.find(x.needle), std::string::npos) << x.spec << " -> " << e;
+  }
+}
+
+// Every catalogue entry states its claim as a spec of the table (what
+// `fdp compose` and `fdp audit --claim` read): it parses, composes, and is
+// the mechanism's claim exactly (the same trade-off function at every alpha).
+TEST(Registry, ClaimSpecsParseAndCompose) {
+  std::vector<std::string> specs;
+  for (const auto& info : catalogue()) specs.push_back(info.example_spec);
+  // claims beyond the examples': f_{eps,delta} with delta > 0, G_mu, other parameters
+  for (const char* s : {"sparse:eps=1,threshold=0,c=2,delta=1e-6", "gaussian:sigma=3,sensitivity=2",
+                        "gaussian:eps=1,delta=1e-5", "laplace:b=3,sensitivity=2",
+                        "randomized-response:eps=0.3,k=5"}) {
+    specs.push_back(s);
+  }
+  for (const auto& spec : specs) {
+    const auto m = make_mechanism(spec);
+    const std::string text = m->claim_spec();
+    ASSERT_FALSE(text.empty()) << spec;
+    const composition c = compose({fdp::parse_spec(text)});
+    ASSERT_TRUE(c.is_exact()) << spec << ": " << text;
+    for (double a : {0.0, 1e-9, 0.01, 0.1, 0.3, 0.5, 0.77, 1.0}) {
+      EXPECT_EQ(fdp::beta(*c.exact(), a), fdp::beta(m->claim(), a)) << spec << " at " << a;
+    }
+  }
+  EXPECT_EQ(make_mechanism("gaussian:sigma=2")->claim_spec(), "gdp:mu=0.5");
+  EXPECT_EQ(make_mechanism("laplace:eps=1")->claim_spec(), "epsdelta:eps=1");
+}
+
+// One grammar for mechanisms and specs: the same words fail the same way.
+TEST(Registry, SharesTheSpecGrammar) {
+  for (const char* bad :
+       {"laplace:", "laplace:eps", "laplace:eps=1,", "laplace:=1", "laplace:eps=1,eps=2"}) {
+    std::string spec_error, mech_error;
+    try {
+      fdp::parse_spec(bad);
+    } catch (const std::invalid_argument& e) {
+      spec_error = e.what();
+    }
+    mech_error = error_of(bad);
+    EXPECT_FALSE(spec_error.empty()) << bad;
+    EXPECT_EQ(spec_error, mech_error) << bad;
   }
 }
 

@@ -113,6 +113,19 @@ long long args::integer_or(const std::string& name, long long dflt, long long lo
   return parse_count(value(name), "--" + name, lo, hi);
 }
 
+std::string spec_kinds_text() {
+  std::string out =
+      "spec kinds (one shell word each; every kind also takes times=N; 'fdp specs'\n"
+      "lists their keys, ranges and defaults):\n";
+  for (const auto& k : spec_kinds()) {
+    const std::string u = k.usage();
+    out += "  " + u +
+           (u.size() < 40 ? std::string(40 - u.size(), ' ') : "\n" + std::string(42, ' ')) + k.doc +
+           "\n";
+  }
+  return out;
+}
+
 void print_json(const json& j) { std::cout << j.dump(1) << "\n"; }
 
 json num(double x) { return std::isfinite(x) ? json(x) : json(nullptr); }

@@ -66,6 +66,9 @@ struct command {
   const char* help;     ///< full text for `fdp NAME --help` (usage, options, example)
   std::vector<option_def> options;
   std::function<int(const args&)> run;
+  /// Its positional words (or --claim) are specs: --help ends with the
+  /// spec kinds of the table.
+  bool takes_specs = false;
 };
 
 std::map<std::string, command>& registry();
@@ -86,6 +89,10 @@ int run(int argc, char** argv);
 /// C++ allocations of 4 KiB and more come from a pool on transparent huge
 /// pages. main() calls it first thing; a no-op in sanitizer builds.
 void enable_big_blocks();
+
+/// The spec kinds of the table (fdp/ops/spec_kind.hpp), one usage line and
+/// its documentation each, for --help.
+std::string spec_kinds_text();
 
 /// Prints a JSON value on stdout with a trailing newline.
 void print_json(const json& j);

@@ -383,7 +383,8 @@ FDP_REGISTER_COMMAND(command{
      {"shard", true, false, "shard index"},
      {"stats-out", true, false, "stats file"},
      {"stats-in", true, true, "stats files"}},
-    run_audit});
+    run_audit,
+    true});
 
 }  // namespace
 }  // namespace fdp::cli

@@ -80,7 +80,8 @@ FDP_REGISTER_COMMAND(command{
      {"delta", true, false, "delta"},
      {"tolerance", true, false, "relative epsilon bracket width near the answer"},
      {"json", false, false, "JSON output"}},
-    run_calibrate});
+    run_calibrate,
+    true});
 
 }  // namespace
 }  // namespace fdp::cli

@@ -28,23 +28,15 @@ json functionals_json(const clt_functionals& f) {
 }
 
 // Loss cumulants of one application of a spec, for the Edgeworth expansion
-// (Zheng, Dong, Long & Su 2020): Gaussian-type, Laplace and Poisson-subsampled
-// Gaussian terms. Anything else is refused with the reason.
-loss_cumulants edgeworth_cumulants(const spec& s, const compose_term& t) {
-  if (s.name == "subsampled-gaussian") {
-    const double sigma = s.number("sigma", 0, 1e300, true);
-    const double q = s.number("q", 0, 1, true, false);
-    const double d = s.number_or("sensitivity", 1.0, 0, 1e300, true);
-    // (sensitivity d with noise sigma is sensitivity 1 with noise sigma/d)
-    return subsampled_gaussian_loss_cumulants(sigma / d, q);
-  }
-  if (t.closed) {
-    if (auto g = std::get_if<gaussian>(&t.closed->get())) return gaussian_loss_cumulants(g->mu);
-    if (auto l = std::get_if<laplace>(&t.closed->get())) return laplace_loss_cumulants(l->mu);
-  }
+// (Zheng, Dong, Long & Su 2020): its kind's hook (fdp/ops/spec_kind.hpp).
+// Kinds without one are refused, naming those that have one.
+loss_cumulants edgeworth_cumulants(const spec& s) {
+  if (const auto hook = s.kind().edgeworth) return hook(s);
+  std::string with;
+  for (const auto& k : spec_kinds())
+    if (k.edgeworth) with += (with.empty() ? "" : ", ") + k.name;
   throw usage_error("--edgeworth: spec '" + s.text +
-                    "' has no Edgeworth cumulants here (supported: gdp, gaussian, laplace, "
-                    "subsampled-gaussian)");
+                    "' has no Edgeworth cumulants here (supported: " + with + ")");
 }
 
 int run_clt(const args& a) {
@@ -65,7 +57,7 @@ int run_clt(const args& a) {
     c.symmetric = t.closed ? is_symmetric(*t.closed) : t.law->symmetric();
     c.name = s.text;
     terms.push_back(c);
-    if (edgeworth) cum = cum + times(edgeworth_cumulants(s, t), t.times);
+    if (edgeworth) cum = cum + times(edgeworth_cumulants(s), t.times);
     json j;
     j["spec"] = s.text;
     j["times"] = t.times;
@@ -234,8 +226,8 @@ FDP_REGISTER_COMMAND(command{
     "  --numeric    compute the functionals by quadrature of the loss law even\n"
     "               when a closed form exists (a cross-check)\n"
     "  --edgeworth  also the first-order Edgeworth approximation of f(alpha)\n"
-    "               (Zheng, Dong, Long & Su 2020; NOT a bound) for gdp,\n"
-    "               gaussian, laplace and subsampled-gaussian specs; it\n"
+    "               (Zheng, Dong, Long & Su 2020; NOT a bound) for the spec\n"
+    "               kinds with loss cumulants ('fdp specs' lists them); it\n"
     "               handles asymmetric (subsampled) terms\n"
     "  --json       one JSON object: terms, total, applicable, mu, gamma,\n"
     "               band_valid, band [{alpha, approx, lower, upper}],\n"
@@ -249,7 +241,8 @@ FDP_REGISTER_COMMAND(command{
      {"numeric", false, false, "force the numeric route"},
      {"edgeworth", false, false, "Edgeworth approximation (not a bound)"},
      {"json", false, false, "JSON output"}},
-    run_clt});
+    run_clt,
+    true});
 
 }  // namespace
 }  // namespace fdp::cli

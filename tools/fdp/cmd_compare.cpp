@@ -126,7 +126,8 @@ FDP_REGISTER_COMMAND(command{
     {{"delta", true, false, "delta"},
      {"tolerance", true, false, "relative bracket width of the certified row"},
      {"json", false, false, "JSON output"}},
-    run_compare});
+    run_compare,
+    true});
 
 }  // namespace
 }  // namespace fdp::cli

@@ -244,7 +244,8 @@ FDP_REGISTER_COMMAND(command{
      {"tolerance", true, false, "relative bracket width"},
      {"max-memory", true, false, "memory ceiling"},
      {"json", false, false, "JSON output"}},
-    run_compose});
+    run_compose,
+    true});
 
 }  // namespace
 }  // namespace fdp::cli

@@ -30,7 +30,8 @@ FDP_REGISTER_COMMAND(command{
      {"tolerance", true, false, "relative bracket width"},
      {"max-memory", true, false, "memory ceiling (default 2G)"},
      {"delta", true, false, "delta used to tune the grid (default 1e-5)"}},
-    run_curve});
+    run_curve,
+    true});
 
 }  // namespace
 }  // namespace fdp::cli

@@ -124,7 +124,8 @@ FDP_REGISTER_COMMAND(command{
      {"tolerance", true, false, "relative bracket width"},
      {"max-memory", true, false, "memory ceiling (default 2G)"},
      {"json", false, false, "JSON output"}},
-    run_group});
+    run_group,
+    true});
 
 }  // namespace
 }  // namespace fdp::cli

@@ -162,7 +162,8 @@ FDP_REGISTER_COMMAND(command{
      {"tolerance", true, false, "relative bracket width (init; default 0.005)"},
      {"force", false, false, "replace an existing file (init)"},
      {"json", false, false, "JSON output"}},
-    run_ledger});
+    run_ledger,
+    true});
 
 }  // namespace
 }  // namespace fdp::cli

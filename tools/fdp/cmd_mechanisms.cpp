@@ -28,6 +28,12 @@ std::string join(const std::vector<double>& v) {
   return s;
 }
 
+// The claim of the catalogue's example as a spec of the table (what
+// `fdp compose` and `fdp audit --claim` read).
+std::string example_claim_spec(const mech::mechanism_info& m) {
+  return mech::make_mechanism(m.example_spec)->claim_spec();
+}
+
 json info_json(const mech::mechanism_info& m) {
   json j;
   j["name"] = m.name;
@@ -43,6 +49,7 @@ json info_json(const mech::mechanism_info& m) {
   }
   j["params"] = ps;
   j["claim"] = m.claim;
+  j["claim_spec"] = example_claim_spec(m);
   j["exact"] = m.exact.empty() ? json(nullptr) : json(m.exact);
   j["neighbours"] = m.neighbours;
   j["output"] = m.output;
@@ -62,7 +69,8 @@ void print_catalogue_human() {
     for (const auto& p : m.params) {
       std::cout << " " << p.key << (p.default_value.empty() ? "" : "=" + p.default_value);
     }
-    std::cout << "\n      claim:      " << m.claim << "\n";
+    std::cout << "\n      claim:      " << m.claim << "   (" << m.example_spec << " claims "
+              << example_claim_spec(m) << ")\n";
     if (!m.exact.empty()) std::cout << "      exact:      " << m.exact << "\n";
     std::cout << "      neighbours: " << m.neighbours << "\n      output:     " << m.output
               << "\n      example:    fdp sample --mechanism " << m.example_spec << " --input "
@@ -82,6 +90,7 @@ int describe(const std::string& spec, bool as_json) {
     j["description"] = m->description();
     j["reference"] = m->reference();
     j["claim"] = m->claim().describe();
+    j["claim_spec"] = m->claim_spec();
     j["exact"] = exact ? json(exact->describe()) : json(nullptr);
     j["neighbours"] = {{"norm", norm_name(nb.norm)},
                        {"bound", num(nb.bound)},
@@ -106,6 +115,7 @@ int describe(const std::string& spec, bool as_json) {
   }
   std::cout << m->spec() << (m->flawed() ? "   [KNOWN-FLAWED]" : "") << "\n  " << m->description()
             << "\n  reference:  " << m->reference() << "\n  claim:      " << m->claim().describe()
+            << "   (spec: " << m->claim_spec() << ")"
             << "\n  exact:      " << (exact ? exact->describe() : "unknown")
             << "\n  neighbours: " << nb.text << "\n";
   if (!m->accuracy().empty()) std::cout << "  accuracy:   " << m->accuracy() << "\n";
@@ -143,6 +153,8 @@ FDP_REGISTER_COMMAND(command{
     "Without a spec: every mechanism in the catalogue with its parameters (=default),\n"
     "claimed guarantee, exact trade-off where known, neighbour relation, output format\n"
     "and an example; the known-flawed variants (auditor test targets) are listed last.\n"
+    "Each claim is also given as a spec that 'fdp compose' and 'fdp audit --claim'\n"
+    "accept (e.g. laplace:eps=1 claims epsdelta:eps=1; JSON \"claim_spec\").\n"
     "With a spec: that mechanism's claim and exact trade-off as trade-off functions,\n"
     "its neighbour relation, accuracy statement, and for flawed variants the flaw, the\n"
     "true epsilon and the neighbouring inputs that expose it.\n\n"

@@ -19,15 +19,7 @@ void print_main_help() {
     std::string pad(name.size() < 12 ? 12 - name.size() : 1, ' ');
     std::cout << "  " << name << pad << c.summary << "\n";
   }
-  std::cout << "\nspecs (one shell word each; every spec takes times=N):\n"
-               "  gdp:mu=M                          mu-GDP\n"
-               "  epsdelta:eps=E[,delta=D]          f_{eps,delta}\n"
-               "  laplace:b=B[,sensitivity=S]       Laplace mechanism\n"
-               "  gaussian:sigma=S[,sensitivity=D]  Gaussian mechanism\n"
-               "  subsampled-gaussian:sigma=S,q=Q   Poisson-subsampled Gaussian (add/remove)\n"
-               "  subsampled-laplace:b=B,q=Q        Poisson-subsampled Laplace (add/remove)\n"
-               "  curve:file=PATH                   CSV of alpha,beta points\n"
-               "  id                                perfect privacy\n\n"
+  std::cout << "\n" << fdp::cli::spec_kinds_text() << "\n"
                "exit codes: 0 ok, 2 bad usage or input, 3 audit certified a violation, 1 other\n\n"
                "example:\n"
                "  fdp compose subsampled-gaussian:sigma=1.1,q=0.004267,times=14063 --delta 1e-5\n";
@@ -59,6 +51,7 @@ int run(int argc, char** argv) {
   for (const auto& a : cargs) {
     if (a == "--help" || a == "-h") {
       std::cout << cmd.help;
+      if (cmd.takes_specs) std::cout << "\n" << fdp::cli::spec_kinds_text();
       return 0;
     }
   }

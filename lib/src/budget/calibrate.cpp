@@ -29,6 +29,14 @@ struct evaluation {
   double tolerance;
 };
 
+// The table's entry for a calibratable parameter (nullptr if there is none).
+const calibration_param* calibration_param_of(const std::string& name, const std::string& param) {
+  if (const spec_kind* k = find_spec_kind(name))
+    for (const auto& c : k->calibration)
+      if (c.key == param) return &c;
+  return nullptr;
+}
+
 class calibrator {
  public:
   calibrator(const std::string& text, const std::string& param, double target, double delta,
@@ -50,6 +58,7 @@ class calibrator {
       throw std::invalid_argument("calibrate(param='" + param + "'): spec '" + name_ +
                                   "' can be calibrated in: " + list);
     }
+    param_def_ = calibration_param_of(name_, param);
     // the spec must leave the parameter out
     std::stringstream ss(rest_);
     std::string item;
@@ -59,10 +68,11 @@ class calibrator {
                                     param + "'; leave it out to solve for it");
       }
     }
+    // the parameter's direction and range come from its kind (fdp/ops/spec_kind.hpp)
     integer_ = param == "times";
-    smallest_ = param == "sigma" || param == "b";
-    upper_limit_ = param == "q" ? 1.0 : (integer_ ? 1e12 : 1e12);
-    lower_limit_ = integer_ ? 1.0 : 1e-12;
+    smallest_ = param_def_->smallest;
+    upper_limit_ = param_def_->hi;
+    lower_limit_ = param_def_->lo;
     for (const auto& o : others) others_.push_back(parse_spec(o));
     // validate the rest of the spec once (unknown keys, bad numbers)
     make_term(parse_spec(spec_text(start_value())));
@@ -73,38 +83,18 @@ class calibrator {
     return name_ + ":" + rest_ + (rest_.empty() ? "" : ",") + param_ + "=" + v;
   }
 
-  // A rough start from GDP / the CLT (only a starting point; never trusted).
+  // A rough start from GDP / the CLT (only a starting point; never trusted):
+  // the kind's, from the spec with the parameter set to 1.
   double start_value() const {
     const double mu = std::max(1e-6, std::min(50.0, gdp_mu(target_, delta_)));
     const spec probe = [&] {
       try {
-        return parse_spec(spec_text(integer_ ? 1.0 : 1.0));
+        return parse_spec(spec_text(1.0));
       } catch (const std::invalid_argument&) {
         return spec{};
       }
     }();
-    const double T = static_cast<double>(probe.times);
-    auto num = [&](const char* k, double d) {
-      try {
-        return probe.has(k) ? probe.number(k, 0, 1e300) : d;
-      } catch (const std::invalid_argument&) {
-        return d;
-      }
-    };
-    const double sens = num("sensitivity", 1.0), q = num("q", 1.0);
-    if (param_ == "sigma") {
-      if (name_ == "subsampled-gaussian" && q < 1) {
-        return sens / std::sqrt(std::log1p(mu * mu / (q * q * T)));
-      }
-      return sens * std::sqrt(T) / mu;
-    }
-    if (param_ == "b") return sens * std::sqrt(T) * (name_ == "subsampled-laplace" ? q : 1.0) / mu;
-    if (param_ == "q") {
-      const double s = num("sigma", 1.0) / sens;
-      return std::clamp(mu / std::sqrt(T * std::expm1(1.0 / (s * s))), 1e-9, 1.0);
-    }
-    if (param_ == "times") return 1.0;
-    return 1.0;
+    return param_def_->start ? param_def_->start(probe, mu) : 1.0;
   }
 
   evaluation eval(double x, double tol) {
@@ -186,7 +176,7 @@ class calibrator {
     // percent: probe close to it first and widen the step geometrically (1.04,
     // 1.08, 1.17, 1.37, 1.87, 2, 2, ...), so that a good start costs two
     // compositions; elsewhere the start is rough and the step is 2.
-    double step = (name_ == "gaussian" || name_ == "subsampled-gaussian" || name_ == "gdp") ? 1.04 : 2.0;
+    double step = param_def_->first_step;
     auto widen = [&] { step = std::min(2.0, step * step); };
     if (feasible(x, ts)) {
       f = x;
@@ -446,6 +436,7 @@ class calibrator {
   }
 
   std::string param_, name_, rest_;
+  const calibration_param* param_def_ = nullptr;
   double target_, delta_;
   calibration_options opt_;
   bool integer_ = false, smallest_ = true;
@@ -458,14 +449,10 @@ class calibrator {
 }  // namespace
 
 std::vector<std::string> calibratable_params(const std::string& name) {
-  if (name == "gaussian") return {"sigma", "sensitivity", "times"};
-  if (name == "laplace") return {"b", "sensitivity", "times"};
-  if (name == "subsampled-gaussian") return {"sigma", "q", "sensitivity", "times"};
-  if (name == "subsampled-laplace") return {"b", "q", "sensitivity", "times"};
-  if (name == "gdp") return {"mu", "times"};
-  if (name == "epsdelta") return {"eps", "times"};
-  if (name == "curve") return {"times"};
-  return {};
+  std::vector<std::string> out;
+  if (const spec_kind* k = find_spec_kind(name))
+    for (const auto& c : k->calibration) out.push_back(c.key);
+  return out;
 }
 
 calibration_result calibrate(const std::string& spec_text, const std::string& param,

@@ -1,6 +1,5 @@
 #include "fdp/budget/classic.hpp"
 
-#include <boost/math/quadrature/gauss.hpp>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -19,14 +18,12 @@ struct pair_or_profile {
   double eps = 0.0, delta = 0.0;
 };
 
+// The kind's fixed pair (fdp/ops/spec_kind.hpp), else a privacy profile.
 pair_or_profile per_application(const spec& s) {
-  if (s.name == "id") return {true, 0.0, 0.0};
-  if (s.name == "epsdelta") {
-    const auto f = std::get<eps_delta>(single_tradeoff(s)->get());
-    return {true, f.eps, f.delta};
-  }
-  if (s.name == "laplace") return {true, std::get<laplace>(single_tradeoff(s)->get()).mu, 0.0};
-  return {false, 0.0, 0.0};
+  const spec_kind& k = s.kind();
+  if (!k.classic) return {false, 0.0, 0.0};
+  const auto [eps, delta] = *k.classic(s);
+  return {true, eps, delta};
 }
 
 // Certified epsilon of one application of s at delta (upper end), cached by text.
@@ -125,49 +122,19 @@ clt_estimate clt_estimate_of(const std::vector<spec>& specs, double delta) {
   double kl = 0.0, var = 0.0;
   for (const auto& s : specs) {
     const double n = static_cast<double>(s.times);
-    double k = 0.0, v = 0.0;
-    if (s.name == "id") continue;
-    if (s.name == "gdp" || s.name == "gaussian") {
-      const double mu = std::get<gaussian>(single_tradeoff(s)->get()).mu;
-      k = 0.5 * mu * mu;
-      v = mu * mu;
-    } else if (s.name == "epsdelta") {
-      const auto f = std::get<eps_delta>(single_tradeoff(s)->get());
-      if (f.delta > 0) {
-        r.applicable = false;
-        r.reason = "'" + s.text + "' has delta > 0 (infinite CLT functionals)";
-        return r;
-      }
-      k = f.eps * std::tanh(0.5 * f.eps);
-      const double c = std::cosh(0.5 * f.eps);
-      v = f.eps * f.eps / (c * c);
-    } else if (s.name == "laplace") {
-      const double m = std::get<laplace>(single_tradeoff(s)->get()).mu;
-      const double em = std::exp(-m);
-      k = m + std::expm1(-m);
-      double integral;  // int_0^m (2x - m)^2 e^{-x} dx
-      if (m > 0.1) {
-        integral = (m * m - 4 * m + 8) - em * (m * m + 4 * m + 8);
-      } else {
-        // small m: the closed form cancels; 20-point Gauss-Legendre is exact to
-        // rounding for this smooth integrand on [0, m <= 0.1]
-        integral = boost::math::quadrature::gauss<double, 20>::integrate(
-            [m](double x) { return (2 * x - m) * (2 * x - m) * std::exp(-x); }, 0.0, m);
-      }
-      const double e2 = 0.5 * m * m * (1 + em) + 0.5 * integral;
-      v = std::max(0.0, e2 - k * k);
-    } else if (s.name == "subsampled-gaussian") {
-      const double sigma = s.number("sigma", 0, 1e300, true), q = s.number("q", 0, 1, true);
-      const double d = s.number_or("sensitivity", 1.0, 0, 1e300, true);
-      const double mu0 = d / sigma;
-      const double m2 = q < 1 ? q * q * std::expm1(mu0 * mu0) : mu0 * mu0;
-      k = 0.5 * m2;
-      v = m2;
-    } else {
+    const spec_kind& kind = s.kind();
+    if (!kind.clt) {
       r.applicable = false;
       r.reason = "no CLT functionals for '" + s.text + "' in this table";
       return r;
     }
+    const clt_moments m = kind.clt(s);
+    if (!m.not_applicable.empty()) {
+      r.applicable = false;
+      r.reason = m.not_applicable;
+      return r;
+    }
+    const double k = m.kl, v = m.var;
     kl += n * k;
     var += n * v;
   }

@@ -55,15 +55,6 @@ struct accountant::prepared {
   std::vector<std::pair<double, double>> points;
 };
 
-namespace {
-// The largest multiple of h/2 not above x (x itself when x is one, up to rounding).
-double floor_half_grid(double x, double h) {
-  const double k = 2.0 * x / h, r = std::round(k);
-  if (std::fabs(k - r) <= 1e-9 * std::max(1.0, k)) return x;
-  return std::floor(k) * h / 2.0;
-}
-}  // namespace
-
 accountant::accountant(double budget_eps, double budget_delta, const accountant_options& opt)
     : eps_(budget_eps),
       delta_(budget_delta),
@@ -84,102 +75,33 @@ accountant::accountant(double budget_eps, double budget_delta, const accountant_
       tolerance_(opt.tolerance),
       window_(budget_window(budget_eps, budget_delta)) {}
 
+// The kind's record of one application (fdp/ops/spec_kind.hpp); the key
+// written here, so that every kind's keys read alike.
 accountant::prepared accountant::prepare(const std::string& text, const ledger_entry* stored) const {
   const spec s = parse_spec(text);
+  ledger_form f = spec_ledger_form(s, stored ? &stored->points : nullptr);
   prepared p;
   p.times = s.times;
-  auto closed = [&](const tradeoff& f, const std::string& key) {
-    p.key = key;
-    p.law = std::shared_ptr<const loss_law>(make_law(f));
-  };
-  if (s.name == "curve") {
-    curve c = (stored && !stored->points.empty())
-                  ? [&] {
-                      std::vector<curve::point> pts;
-                      for (const auto& xy : stored->points) pts.push_back({xy.first, xy.second});
-                      return curve::from_points(std::move(pts));
-                    }()
-                  : read_curve_csv(s.string("file"));
-    std::string ser;
-    for (std::size_t i = 0; i < c.size(); ++i) {
-      p.points.emplace_back(c.alpha()[i], c.beta()[i]);
-      ser += num17(c.alpha()[i]) + "," + num17(c.beta()[i]) + ";";
-    }
-    closed(tradeoff(c), "curve:" + detail::sha256_hex(ser));
-    return p;
-  }
-  // validates every parameter the way compose does
-  const compose_term t = make_term(s);
-  if (s.name == "id") {
+  if (f.identity) {
     p.identity = true;
     return p;
   }
-  if (s.name == "gdp" || s.name == "gaussian") {
-    p.mu = std::get<gaussian>(t.closed->get()).mu;
-    if (p.mu == 0) {
-      p.identity = true;
-      return p;
-    }
-    p.gaussian = true;
-    closed(gaussian(p.mu), "gaussian:mu=" + num17(p.mu));
-    return p;
+  p.key = f.key_name + ":";
+  if (!f.points.empty()) {
+    std::string ser;
+    for (const auto& [a, b] : f.points) ser += num17(a) + "," + num17(b) + ";";
+    p.key += detail::sha256_hex(ser);
   }
-  if (s.name == "laplace") {
-    const double mu = std::get<laplace>(t.closed->get()).mu;
-    if (mu == 0) {
-      p.identity = true;
-      return p;
-    }
-    closed(laplace(mu), "laplace:mu=" + num17(mu));
-    p.span = 2 * mu;
-    // optimistic side: Lap(mu') with mu' <= mu on the grid is a garbling
-    p.garble = [mu](double h) -> std::shared_ptr<const loss_law> {
-      const double m = floor_half_grid(mu, h);
-      if (m == mu) return nullptr;
-      return std::shared_ptr<const loss_law>(make_law(m > 0 ? tradeoff(laplace(m)) : tradeoff(identity{})));
-    };
-    return p;
+  for (std::size_t i = 0; i < f.key_values.size(); ++i) {
+    p.key += (i ? "," : "") + f.key_values[i].first + "=" + num17(f.key_values[i].second);
   }
-  if (s.name == "epsdelta") {
-    const auto f = std::get<eps_delta>(t.closed->get());
-    if (f.eps == 0 && f.delta == 0) {
-      p.identity = true;
-      return p;
-    }
-    closed(f, "epsdelta:eps=" + num17(f.eps) + ",delta=" + num17(f.delta));
-    p.span = 2 * f.eps;
-    p.garble = [f](double h) -> std::shared_ptr<const loss_law> {
-      const double e = floor_half_grid(f.eps, h);
-      if (e == f.eps) return nullptr;
-      return std::shared_ptr<const loss_law>(make_law(tradeoff(eps_delta(e, f.delta))));
-    };
-    return p;
-  }
-  const double q = s.number("q", 0, 1, true);
-  const double d = s.number_or("sensitivity", 1.0, 0, 1e300, true);
-  if (s.name == "subsampled-gaussian") {
-    const double sr = s.number("sigma", 0, 1e300, true) / d;
-    if (q == 1.0) {
-      p.mu = 1.0 / sr;
-      p.gaussian = true;
-      closed(gaussian(p.mu), "gaussian:mu=" + num17(p.mu));
-      return p;
-    }
-    p.key = "subsampled-gaussian:s=" + num17(sr) + ",q=" + num17(q);
-    p.law = std::shared_ptr<const loss_law>(subsampled_gaussian_law(sr, 1.0, q));
-    return p;
-  }
-  if (s.name == "subsampled-laplace") {
-    const double br = s.number("b", 0, 1e300, true) / d;
-    if (q == 1.0) {
-      closed(laplace(1.0 / br), "laplace:mu=" + num17(1.0 / br));
-      return p;
-    }
-    p.key = "subsampled-laplace:s=" + num17(br) + ",q=" + num17(q);
-    p.law = std::shared_ptr<const loss_law>(subsampled_laplace_law(br, 1.0, q));
-    return p;
-  }
-  throw std::invalid_argument("ledger: spec '" + text + "' cannot be recorded");
+  p.law = std::move(f.law);
+  p.gaussian = f.gaussian;
+  p.mu = f.mu;
+  p.span = f.span;
+  p.garble = std::move(f.garble);
+  p.points = std::move(f.points);
+  return p;
 }
 
 // Applies a prepared spec to a state (members of *this).

@@ -3,6 +3,7 @@
 #include <charconv>
 #include <cmath>
 #include <stdexcept>
+#include <variant>
 
 #include "fdp/core/error.hpp"
 
@@ -16,6 +17,21 @@ std::string mechanism::spec() const {
     s += ps[i].first + "=" + ps[i].second;
   }
   return s;
+}
+
+std::string mechanism::claim_spec() const {
+  using detail::fmt_param;
+  struct visitor {
+    std::string operator()(const eps_delta& f) const {
+      return "epsdelta:eps=" + fmt_param(f.eps) +
+             (f.delta > 0 ? ",delta=" + fmt_param(f.delta) : "");
+    }
+    std::string operator()(const gaussian& f) const { return "gdp:mu=" + fmt_param(f.mu); }
+    std::string operator()(const laplace& f) const { return "laplace:eps=" + fmt_param(f.mu); }
+    std::string operator()(const identity&) const { return "id"; }
+    std::string operator()(const curve&) const { return {}; }
+  };
+  return std::visit(visitor{}, claim().get());
 }
 
 void mechanism::check_input(const std::vector<double>& answers) const {

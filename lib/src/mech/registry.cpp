@@ -1,13 +1,13 @@
 #include "fdp/mech/registry.hpp"
 
 #include <cmath>
+#include <map>
 #include <set>
-#include <sstream>
 #include <stdexcept>
 
 #include "fdp/core/error.hpp"
+#include "fdp/core/spec_grammar.hpp"
 #include "fdp/mech/mech.hpp"
-#include "fdp/ops/spec.hpp"
 
 namespace fdp::mech {
 
@@ -397,53 +397,29 @@ const std::vector<mechanism_info>& catalogue() {
   return cat;
 }
 
+// The grammar and its messages are the spec table's (fdp/core/spec_grammar.hpp).
 mechanism_spec parse_mechanism_spec(const std::string& text) {
+  static const auto keys = [] {
+    std::map<std::string, std::set<std::string>> m;
+    for (const auto& info : catalogue()) {
+      auto& set = m[info.name];
+      for (const auto& p : info.params) set.insert(p.key);
+    }
+    return m;
+  }();
+  static const auto names = [] {
+    std::vector<std::string> v;
+    for (const auto& info : catalogue()) v.push_back(info.name);
+    return v;
+  }();
+  spec_word w = parse_spec_word(text, names, [&](const std::string& name) {
+    const auto it = keys.find(name);
+    return it == keys.end() ? nullptr : &it->second;
+  });
   mechanism_spec s;
-  s.text = text;
-  const auto colon = text.find(':');
-  s.name = text.substr(0, colon);
-  const mechanism_info* info = nullptr;
-  for (const auto& m : catalogue()) {
-    if (m.name == s.name) info = &m;
-  }
-  if (!info) {
-    std::string names;
-    for (const auto& m : catalogue()) names += (names.empty() ? "" : ", ") + m.name;
-    throw std::invalid_argument("make_mechanism(name='" + s.name +
-                                "'): unknown mechanism (known: " + names + ")");
-  }
-  std::set<std::string> allowed;
-  std::string keys;
-  for (const auto& p : info->params) {
-    allowed.insert(p.key);
-    keys += (keys.empty() ? "" : ", ") + p.key;
-  }
-  if (colon == std::string::npos) return s;
-  const std::string rest = text.substr(colon + 1);
-  if (rest.empty()) {
-    throw std::invalid_argument("make_mechanism(spec='" + text + "'): nothing after ':'");
-  }
-  if (rest.back() == ',') {
-    throw std::invalid_argument("make_mechanism(spec='" + text + "'): trailing ','");
-  }
-  std::stringstream ss(rest);
-  std::string item;
-  while (std::getline(ss, item, ',')) {
-    const auto eq = item.find('=');
-    if (eq == std::string::npos || eq == 0) {
-      throw std::invalid_argument("make_mechanism(spec='" + text + "'): '" + item +
-                                  "' is not KEY=VALUE");
-    }
-    const std::string key = item.substr(0, eq), val = item.substr(eq + 1);
-    if (!allowed.count(key)) {
-      throw std::invalid_argument(s.name + "(" + key + "): unknown parameter (allowed: " + keys +
-                                  ")");
-    }
-    if (s.values.count(key)) {
-      throw std::invalid_argument(s.name + "(" + key + "): given more than once");
-    }
-    s.values[key] = val;
-  }
+  s.text = std::move(w.text);
+  s.name = std::move(w.name);
+  s.values = std::move(w.values);
   return s;
 }
 

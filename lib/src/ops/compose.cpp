@@ -359,50 +359,7 @@ curve kfold_polygon(double eps, double keep, double delta, std::int64_t k) {
 }
 }  // namespace detail
 
-compose_term make_term(const spec& s) {
-  if (s.times < 1) {
-    detail::throw_domain("compose", "times", static_cast<long long>(s.times),
-                         "must be an integer >= 1 (spec '" + s.text + "')");
-  }
-  compose_term t;
-  t.times = s.times;
-  t.text = s.text;
-  if (s.name == "subsampled-gaussian") {
-    const double sigma = s.number("sigma", 0, 1e300, true);
-    const double q = s.number("q", 0, 1, true, false);
-    const double d = s.number_or("sensitivity", 1.0, 0, 1e300, true);
-    t.law = subsampled_gaussian_law(sigma, d, q);
-    if (q == 1.0) t.closed = tradeoff(gaussian(d / sigma));
-    // Poisson subsampling only mixes P into Q: f_q >= f = G_{d/sigma} in
-    // both orders (DRS Thm 4.2: C_q(f) >= f)
-    t.gdp_cap = d / sigma;
-    return t;
-  }
-  if (s.name == "subsampled-laplace") {
-    const double b = s.number("b", 0, 1e300, true);
-    const double q = s.number("q", 0, 1, true, false);
-    const double d = s.number_or("sensitivity", 1.0, 0, 1e300, true);
-    t.law = subsampled_laplace_law(b, d, q);
-    if (q == 1.0) t.closed = tradeoff(laplace(d / b));
-    if (std::isfinite(d / b)) t.gdp_cap = gdp_summary(tradeoff(laplace(d / b)));  // (as above)
-    return t;
-  }
-  auto f = single_tradeoff(s);
-  if (!f) throw std::invalid_argument("spec '" + s.text + "': cannot be composed");
-  t.closed = *f;
-  if (s.name == "gaussian") {
-    // mu = sensitivity / sigma, exact only when the division is
-    const double sigma = s.number("sigma", 0, 1e300, true), d = s.number_or("sensitivity", 1.0, 0, 1e300);
-    if (std::fma(d / sigma, sigma, -d) != 0.0) t.closed_rel = std::numeric_limits<double>::epsilon() / 2;
-  }
-  t.law = make_law(*f);
-  try {
-    t.gdp_cap = gdp_summary(*f);
-  } catch (const evaluation_error&) {
-    // (a polygon beyond double range: no cap)
-  }
-  return t;
-}
+// (make_term: the table of spec kinds, spec_hooks.cpp)
 
 // Runs fb on a second thread while fa runs on this one, and returns both
 // results. Both always finish before it returns (fb's thread is joined even

@@ -10,6 +10,7 @@
 #include "fdp/core/error.hpp"
 #include "fdp/core/normal.hpp"
 #include "fdp/ops/convert.hpp"
+#include "fdp/ops/spec.hpp"
 #include "group_bounds.hpp"
 
 namespace fdp {
@@ -596,17 +597,6 @@ tradeoff_bracket exact_group(const tradeoff& f, std::int64_t k, detail::group_in
   return tradeoff_bracket::exact(std::move(shown), p.lower, p.upper);
 }
 
-// The relative rounding of a single spec's closed-form parameter: a quotient
-// sensitivity / sigma (or / b) is rounded unless the division is exact; any
-// other parameter is the user's own double.
-double spec_rounding(const spec& s) {
-  const bool ratio = s.name == "gaussian" || s.name == "laplace";
-  if (!ratio) return 0.0;
-  const double den = s.number(s.name == "gaussian" ? "sigma" : "b", 0, 1e300, true);
-  const double d = s.number_or("sensitivity", 1.0, 0, 1e300);
-  return std::fma(d / den, den, -d) == 0.0 ? 0.0 : 0x1p-53;
-}
-
 }  // namespace
 
 namespace {
@@ -660,7 +650,7 @@ tradeoff_bracket group(const std::vector<spec>& specs, std::int64_t k, const com
       const bool is_curve = std::holds_alternative<curve>(f->get());
       return exact_group(*f, k,
                          is_curve ? detail::group_input::symmetrized : detail::group_input::as_given,
-                         spec_rounding(specs[0]));
+                         spec_closed_rounding(specs[0]));
     }
   }
   return group(compose(specs, opt), k);

@@ -1,11 +1,8 @@
 #include "fdp/ops/spec.hpp"
 
-#include <cctype>
-#include <charconv>
 #include <cmath>
-#include <cstdlib>
+#include <map>
 #include <set>
-#include <sstream>
 #include <stdexcept>
 
 #include "fdp/core/bounded_reader.hpp"
@@ -13,160 +10,107 @@
 
 namespace fdp {
 
-const std::vector<spec_kind>& spec_kinds() {
-  static const std::vector<spec_kind> kinds = {
-      {"gdp", {"mu"}, {}, "mu-GDP, G_mu"},
-      {"epsdelta", {"eps"}, {"delta"}, "f_{eps,delta} (delta defaults to 0)"},
-      {"laplace", {"b"}, {"sensitivity"}, "Laplace mechanism, T(Lap(0,b), Lap(S,b))"},
-      {"gaussian", {"sigma"}, {"sensitivity"}, "Gaussian mechanism, G_{D/sigma}"},
-      {"subsampled-gaussian", {"sigma", "q"}, {"sensitivity"},
-       "Gaussian mechanism under Poisson subsampling with rate q, add/remove neighbours"},
-      {"subsampled-laplace", {"b", "q"}, {"sensitivity"},
-       "Laplace mechanism under Poisson subsampling with rate q, add/remove neighbours"},
-      {"curve", {"file"}, {}, "trade-off curve from a CSV of alpha,beta points"},
-      {"id", {}, {}, "perfect privacy, Id(a) = 1 - a"},
-  };
-  return kinds;
+namespace {
+
+// The keys a kind's words may carry: its own and times.
+const std::set<std::string>* word_keys_of(const std::string& name) {
+  static const std::map<std::string, std::set<std::string>> keys = [] {
+    std::map<std::string, std::set<std::string>> m;
+    for (const auto& k : spec_kinds()) {
+      auto& set = m[k.name];
+      for (const auto& key : k.keys) set.insert(key.name);
+      set.insert("times");
+    }
+    return m;
+  }();
+  auto it = keys.find(name);
+  return it == keys.end() ? nullptr : &it->second;
 }
 
-double parse_number(const std::string& text, const std::string& what) {
-  if (text.empty()) throw std::invalid_argument(what + ": empty value, expected a number");
-  // Decimal notation only: [+-]digits[.digits][(e|E)[+-]digits]. strtod alone
-  // would also take hexadecimal ("0x1p3"), "infinity", "nan(...)" and
-  // leading blanks, none of which a user means as a privacy parameter.
-  const auto digits = [&](std::size_t& i) {
-    const std::size_t start = i;
-    while (i < text.size() && text[i] >= '0' && text[i] <= '9') ++i;
-    return i - start;
-  };
-  std::size_t i = 0;
-  if (text[i] == '+' || text[i] == '-') ++i;
-  std::size_t mantissa = digits(i);
-  if (i < text.size() && text[i] == '.') {
-    ++i;
-    mantissa += digits(i);
-  }
-  bool decimal = mantissa > 0;
-  if (decimal && i < text.size() && (text[i] == 'e' || text[i] == 'E')) {
-    ++i;
-    if (i < text.size() && (text[i] == '+' || text[i] == '-')) ++i;
-    decimal = digits(i) > 0;
-  }
-  if (!decimal || i != text.size()) {
-    std::string word = text.substr((text[0] == '+' || text[0] == '-') ? 1 : 0);
-    for (char& ch : word) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-    if (word == "inf" || word == "infinity" || word == "nan" || word.rfind("nan(", 0) == 0) {
-      throw std::invalid_argument(what + ": '" + text + "' must be finite");
-    }
-    throw std::invalid_argument(what + ": '" + text + "' is not a number");
-  }
-  // from_chars: the C locale's decimal point whatever the program's locale
-  // (strtod under a decimal-comma locale would read "1.5" as 1). A leading
-  // '+' is the syntax's, not from_chars'.
-  const char* b = text.data() + (text[0] == '+' ? 1 : 0);
-  const char* e = text.data() + text.size();
-  double v = 0.0;
-  const auto r = std::from_chars(b, e, v);
-  if (r.ec == std::errc::result_out_of_range) {
-    // Beyond the double range: an overflow is not finite; an underflow is 0. Which one: the decimal
-    // exponent of the leading nonzero digit, mantissa position + exponent.
-    const std::size_t ep = text.find_first_of("eE");
-    const std::string mant = text.substr(0, ep);
-    long long magnitude = 0;
-    const std::size_t dot = mant.find('.');
-    const std::size_t int_end = dot == std::string::npos ? mant.size() : dot;
-    const std::size_t lead = mant.find_first_of("123456789");
-    if (lead != std::string::npos) {
-      magnitude = lead < int_end ? static_cast<long long>(int_end - lead) - 1
-                                 : -static_cast<long long>(lead - int_end);
-    }
-    long long ex = 0;
-    if (ep != std::string::npos) {
-      std::size_t k = ep + 1;
-      const bool neg = text[k] == '-';
-      if (text[k] == '+' || text[k] == '-') ++k;
-      for (; k < text.size() && ex < 100000000; ++k) ex = 10 * ex + (text[k] - '0');
-      if (neg) ex = -ex;
-    }
-    if (lead != std::string::npos && magnitude + ex > 0) {
-      throw std::invalid_argument(what + ": '" + text + "' must be finite");
-    }
-    v = 0.0;
-  } else if (r.ec != std::errc() || r.ptr != e) {
-    throw std::invalid_argument(what + ": '" + text + "' is not a number");
-  }
-  if (!std::isfinite(v)) throw std::invalid_argument(what + ": '" + text + "' must be finite");
-  // (a zero is +0: "-0" or "-1e-400" is no negative parameter, and would print as "-0")
-  return v == 0.0 ? 0.0 : v;
-}
-
-std::int64_t parse_count(const std::string& text, const std::string& what, std::int64_t lo,
-                         std::int64_t hi) {
-  const double v = parse_number(text, what);
-  if (v != std::floor(v) || v < static_cast<double>(lo) || v > static_cast<double>(hi)) {
-    throw std::invalid_argument(what + ": '" + text + "' must be an integer in [" +
-                                std::to_string(lo) + ", " + std::to_string(hi) + "]");
-  }
-  return static_cast<std::int64_t>(v);
-}
-
-spec parse_spec(const std::string& text) {
-  spec s;
-  s.text = text;
-  const auto colon = text.find(':');
-  s.name = text.substr(0, colon);
-  const spec_kind* kind = nullptr;
-  for (const auto& k : spec_kinds())
-    if (k.name == s.name) kind = &k;
-  if (!kind) {
-    std::string names;
-    for (const auto& k : spec_kinds()) names += (names.empty() ? "" : ", ") + k.name;
-    throw std::invalid_argument("spec '" + text + "': unknown name '" + s.name +
-                                "' (known: " + names + ")");
-  }
-  std::set<std::string> allowed(kind->required.begin(), kind->required.end());
-  allowed.insert(kind->optional.begin(), kind->optional.end());
-  allowed.insert("times");
-  bool have_times = false;
-  if (colon != std::string::npos) {
-    std::string rest = text.substr(colon + 1);
-    if (rest.empty()) throw std::invalid_argument("spec '" + text + "': nothing after ':'");
-    std::stringstream ss(rest);
-    std::string item;
-    while (std::getline(ss, item, ',')) {
-      const auto eq = item.find('=');
-      if (eq == std::string::npos || eq == 0) {
-        throw std::invalid_argument("spec '" + text + "': '" + item + "' is not KEY=VALUE");
-      }
-      const std::string key = item.substr(0, eq), val = item.substr(eq + 1);
-      if (!allowed.count(key)) {
-        std::string keys;
-        for (const auto& k : allowed) keys += (keys.empty() ? "" : ", ") + k;
-        throw std::invalid_argument("spec '" + text + "': unknown key '" + key + "' for " +
-                                    s.name + " (allowed: " + keys + ")");
-      }
-      if (key == "times") {
-        if (have_times) throw std::invalid_argument("spec '" + text + "': key 'times' repeated");
-        have_times = true;
-        s.times = parse_count(val, "spec '" + text + "': times", 1, 1000000000000LL);
-        continue;
-      }
-      if (s.params.count(key)) {
-        throw std::invalid_argument("spec '" + text + "': key '" + key + "' repeated");
-      }
-      s.params[key] = val;
-    }
-    if (!text.empty() && text.back() == ',') {
-      throw std::invalid_argument("spec '" + text + "': trailing ','");
+// Required keys present; of each group of alternatives exactly one.
+void check_presence(const spec& s, const spec_kind& kind) {
+  const std::string where = "spec '" + s.text + "': ";
+  for (const auto& k : kind.keys) {
+    if (k.required() && !s.has(k.name)) {
+      throw std::invalid_argument(where + "missing required key '" + k.name + "' for " + s.name);
     }
   }
-  for (const auto& k : kind->required) {
-    if (!s.params.count(k)) {
-      throw std::invalid_argument("spec '" + text + "': missing required key '" + k + "' for " +
+  std::map<std::string, std::vector<std::string>> groups, given;
+  for (const auto& k : kind.keys) {
+    if (k.group.empty()) continue;
+    groups[k.group].push_back("'" + k.name + "'");
+    if (s.has(k.name)) given[k.group].push_back("'" + k.name + "'");
+  }
+  for (const auto& [g, names] : groups) {
+    const auto& got = given[g];
+    auto join = [](const std::vector<std::string>& v, const char* sep) {
+      std::string out;
+      for (const auto& x : v) out += (out.empty() ? "" : sep) + x;
+      return out;
+    };
+    if (got.empty()) {
+      throw std::invalid_argument(where + "missing required key " + join(names, " or ") + " for " +
                                   s.name);
     }
+    if (got.size() > 1) {
+      throw std::invalid_argument(where + "keys " + join(got, " and ") + " give the same " + g +
+                                  "; give one of them");
+    }
+  }
+}
+
+}  // namespace
+
+spec parse_spec(const std::string& text) {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> v;
+    for (const auto& k : spec_kinds()) v.push_back(k.name);
+    return v;
+  }();
+  spec_word w = parse_spec_word(text, names, word_keys_of);
+  spec s;
+  s.text = text;
+  s.name = w.name;
+  for (auto& [key, value] : w.values) {
+    if (key == "times") {
+      s.times = parse_count(value, "spec '" + text + "': times", 1, 1000000000000LL);
+    } else {
+      s.params[key] = std::move(value);
+    }
+  }
+  const spec_kind& kind = s.kind();
+  check_presence(s, kind);
+  // every value against the table's range, now: the same message whichever command reads it
+  for (const auto& k : kind.keys) {
+    if (k.kind != spec_key::type::text && s.has(k.name)) (void)s.number(k.name);
   }
   return s;
+}
+
+const spec_kind& spec::kind() const {
+  const spec_kind* k = find_spec_kind(name);
+  if (!k) {
+    throw std::invalid_argument("spec '" + text + "': unknown name '" + name +
+                                "' (known: " + spec_kind_names() + ")");
+  }
+  return *k;
+}
+
+double spec::number(const std::string& key) const {
+  const spec_key* k = kind().key(key);
+  if (!k || k->kind == spec_key::type::text) {
+    throw std::logic_error("spec kind '" + name + "' has no numeric key '" + key + "'");
+  }
+  if (!has(key)) {
+    if (k->default_value) return *k->default_value;
+    throw std::invalid_argument("spec '" + text + "': missing key '" + key + "'");
+  }
+  if (k->kind == spec_key::type::integer) {
+    return static_cast<double>(parse_count(params.at(key), "spec '" + text + "': " + key,
+                                           static_cast<std::int64_t>(k->range.lo),
+                                           static_cast<std::int64_t>(k->range.hi)));
+  }
+  return number(key, k->range.lo, k->range.hi, k->range.lo_open, k->range.hi_open);
 }
 
 const std::string& spec::string(const std::string& key) const {
@@ -237,40 +181,6 @@ curve read_curve_csv(const std::string& path) {
   } catch (const std::invalid_argument& e) {
     throw std::invalid_argument("curve file '" + path + "': " + e.what());
   }
-}
-
-namespace {
-// sensitivity / scale must be a finite double: the message names the scale
-// (gaussian:sigma=1e-300 failed as "gaussian(mu=inf)").
-void ratio_is_finite(const spec& s, const char* key, double scale, double sensitivity) {
-  if (!std::isfinite(sensitivity / scale)) {
-    throw std::invalid_argument("spec '" + s.text + "': " + key + " = " + detail::format_value(scale) +
-                                " is too small: sensitivity / " + key + " overflows (it must be >= sensitivity / 1e300)");
-  }
-}
-}  // namespace
-
-std::optional<tradeoff> single_tradeoff(const spec& s) {
-  constexpr double inf = 1e300;
-  if (s.name == "gdp") return tradeoff(gaussian(s.number("mu", 0, inf)));
-  if (s.name == "epsdelta") {
-    return tradeoff(eps_delta(s.number("eps", 0, inf), s.number_or("delta", 0.0, 0, 1)));
-  }
-  if (s.name == "laplace") {
-    const double b = s.number("b", 0, inf, true);
-    const double d = s.number_or("sensitivity", 1.0, 0, inf);
-    ratio_is_finite(s, "b", b, d);
-    return tradeoff(laplace(d / b));
-  }
-  if (s.name == "gaussian") {
-    const double sigma = s.number("sigma", 0, inf, true);
-    const double d = s.number_or("sensitivity", 1.0, 0, inf);
-    ratio_is_finite(s, "sigma", sigma, d);
-    return tradeoff(gaussian(d / sigma));
-  }
-  if (s.name == "curve") return tradeoff(read_curve_csv(s.string("file")));
-  if (s.name == "id") return tradeoff(identity{});
-  return std::nullopt;
 }
 
 }  // namespace fdp

@@ -1,7 +1,8 @@
 // The classical (eps, delta) composition theorems and the CLT estimate, for
 // the side-by-side table of `fdp compare`.
 //
-// Per application, each spec needs ONE (eps_i, delta_i) pair:
+// Per application, each spec needs ONE (eps_i, delta_i) pair (its kind's
+// classic hook, fdp/ops/spec_kind.hpp):
 //   epsdelta:eps=E,delta=D -> (E, D); laplace -> (sensitivity/b, 0); id -> (0, 0);
 //   specs with a privacy profile instead (gdp, gaussian, subsampled-*, curve):
 //   delta_i is a share of the delta left after the fixed pairs, and eps_i the
@@ -17,7 +18,8 @@
 // delta' and the profile applications is optimised over a grid of fractions.
 //
 // CLT estimate (NOT a bound; DRS Thm 3.5 / Bu et al. 2020): per term its
-// kl = KL(P||Q) and var = Var_P(L), mu_clt = 2 sum kl / sqrt(sum var):
+// kl = KL(P||Q) and var = Var_P(L) (its kind's clt hook),
+// mu_clt = 2 sum kl / sqrt(sum var):
 //   G_mu: kl = mu^2/2, var = mu^2;  f_{eps,0}: kl = eps tanh(eps/2),
 //   var = eps^2 / cosh^2(eps/2);  Laplace(mu): kl = mu + e^-mu - 1,
 //   E_P L^2 = mu^2 (1 + e^-mu)/2 + [(mu^2 - 4 mu + 8) - e^-mu (mu^2 + 4 mu + 8)]/2;

@@ -6,22 +6,10 @@
 // at each order; an RDP curve converts to (eps, delta)-DP. RDP is an upper-
 // bound route: it is sound, and usually looser than the PLD accounting.
 //
-// Per-mechanism RDP at order alpha > 1 (sensitivity folded into the
-// parameter):
-//   G_mu (Gaussian, gdp):       r = alpha mu^2 / 2                       (Mironov 2017, Prop. 7)
-//   Laplace, T(Lap(0,1), Lap(mu,1)):                                      (Mironov 2017, Prop. 6)
-//       r = 1/(alpha-1) log( alpha/(2 alpha-1) e^{(alpha-1) mu} + (alpha-1)/(2 alpha-1) e^{-alpha mu} )
-//   f_{eps,0} (any eps-DP mechanism; exact for randomized response, which
-//   dominates every eps-DP pair): with p = e^eps / (1 + e^eps),
-//       r = 1/(alpha-1) log( p^alpha (1-p)^{1-alpha} + (1-p)^alpha p^{1-alpha} )
-//   Poisson-subsampled Gaussian, add/remove, INTEGER alpha (Mironov, Talwar &
-//   Zhang 2019, "Renyi differential privacy of the sampled Gaussian mechanism",
-//   Sec. 3.3; the same expression bounds both orders):
-//       r = 1/(alpha-1) log sum_{k=0}^{alpha} C(alpha,k) (1-q)^{alpha-k} q^k e^{(k^2-k)/(2 s^2)},
-//       s = sigma / sensitivity;
-//   any law with bounded loss support (subsampled Laplace, curves): an upper
-//   Riemann sum of E_P[e^{alpha L}] over loss bins of the law (both orders),
-//   r = 1/(alpha-1) log of it; infinite when the law has mass at loss +inf.
+// Per-mechanism RDP at order alpha > 1: each spec kind's curve
+// (fdp/ops/spec_kind.hpp, spec_rdp), from the formulas of
+// fdp/ops/rdp_curves.hpp (Gaussian, Laplace, eps-DP, the Poisson-subsampled
+// Gaussian, upper sums over a bounded law).
 // f_{eps,delta} with delta > 0 has no finite RDP; its delta part is handled
 // exactly instead: f_{eps,delta} = f_{eps,0} (x) f_{0,delta}, the f_{0,delta_i}
 // compose to f_{0,d0} with 1 - d0 = prod (1 - delta_i), and
@@ -37,7 +25,7 @@
 #include <string>
 #include <vector>
 
-#include "fdp/ops/loss_law.hpp"
+#include "fdp/ops/rdp_curves.hpp"
 #include "fdp/ops/spec.hpp"
 
 namespace fdp {
@@ -45,14 +33,6 @@ namespace fdp {
 /// The orders used by default: 1.1, 1.25, 1.5, 1.75, 2, 2.5, 3, ..., 64 (the
 /// half-integers serve the closed forms only), 72, 80, 96, 128, 160, 192, 256, 384, 512.
 std::vector<double> default_rdp_orders();
-
-double rdp_gaussian(double mu, double alpha);
-double rdp_laplace(double mu, double alpha);
-double rdp_pure(double eps, double alpha);
-/// Integer alpha >= 2 only (throws otherwise). s = sigma / sensitivity.
-double rdp_subsampled_gaussian(double s, double q, double alpha);
-/// Upper bound for laws with finite lo()/hi() (bins of width at most `bin`).
-double rdp_of_law(const loss_law& law, double alpha, double bin = 1e-3);
 
 enum class rdp_conversion { standard, improved };
 

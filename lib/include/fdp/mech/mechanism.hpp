@@ -86,6 +86,12 @@ class mechanism {
 
   virtual neighbour_relation neighbours() const = 0;
   virtual tradeoff claim() const = 0;
+  /// The claim as a spec word that `fdp compose` and `fdp audit --claim`
+  /// accept (a kind of the spec table, fdp/ops/spec_kind.hpp), with
+  /// round-trip numbers: f_{eps,delta} -> "epsdelta:eps=E[,delta=D]",
+  /// G_mu -> "gdp:mu=M", the Laplace curve -> "laplace:eps=M", Id -> "id".
+  /// Empty for a claim that is a curve (a spec names it by its file).
+  std::string claim_spec() const;
   /// The tight trade-off function over the neighbour relation, if known.
   virtual std::optional<tradeoff> exact_tradeoff() const { return std::nullopt; }
   /// The accuracy statement that applies (see accuracy.hpp), as text.

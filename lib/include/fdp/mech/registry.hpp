@@ -1,9 +1,11 @@
 // The mechanism catalogue: every mechanism by name, with its parameters,
 // claim, neighbour relation and an example; and construction from a spec
-// string "NAME:key=value,..." (one shell word, as in ../shared/CLI.md).
+// word "NAME:key=value,..." in the grammar the spec table uses
+// (fdp/core/spec_grammar.hpp: the same parser and the same messages for
+// unknown names or keys, repeated keys and malformed words).
 //
-// Errors (std::invalid_argument, "function(param=value): allowed"): unknown
-// names or keys, repeated keys, missing required keys, malformed or
+// Values are checked by the factories (std::invalid_argument,
+// "function(param=value): allowed"): missing required keys, malformed or
 // non-finite numbers, out-of-range values (eps <= 0, c < 1, delta outside
 // [0, 1), ...), conflicting keys (laplace: eps and b).
 #pragma once

@@ -1,12 +1,15 @@
-// Spec strings: one shell word naming a guarantee or a mechanism
-// (../shared/CLI.md), e.g. "gdp:mu=1", "laplace:b=10,times=100",
+// Spec strings: one shell word naming a guarantee or a mechanism, e.g.
+// "gdp:mu=1", "laplace:b=10,times=100",
 // "subsampled-gaussian:sigma=1.1,q=0.004,times=14062".
 //
-// Grammar: NAME[:KEY=VALUE[,KEY=VALUE]...]. Every spec accepts times=N
-// (N-fold self-composition, 1 <= N <= 1e12). Unknown names, unknown or
-// repeated keys, missing required keys and malformed numbers throw
-// std::invalid_argument whose message names the spec, the key and what is
-// allowed.
+// Grammar: NAME[:KEY=VALUE[,KEY=VALUE]...] (fdp/core/spec_grammar.hpp). The
+// names and their keys come from the table of spec kinds
+// (fdp/ops/spec_kind.hpp); every spec also accepts times=N (N-fold
+// self-composition, 1 <= N <= 1e12). parse_spec refuses unknown names,
+// unknown or repeated keys, missing required keys, alternatives given twice
+// or not at all, malformed numbers and values outside the table's ranges,
+// with a std::invalid_argument whose message names the spec, the key and
+// what is allowed.
 #pragma once
 
 #include <cstdint>
@@ -15,7 +18,9 @@
 #include <string>
 #include <vector>
 
+#include "fdp/core/spec_grammar.hpp"
 #include "fdp/core/tradeoff.hpp"
+#include "fdp/ops/spec_kind.hpp"
 
 namespace fdp {
 
@@ -25,6 +30,9 @@ struct spec {
   std::map<std::string, std::string> params; ///< keys other than times
   std::int64_t times = 1;
 
+  /// The kind's numeric or integer key, checked against the table's range;
+  /// its default when absent. Throws naming the spec and key.
+  double number(const std::string& key) const;
   /// A required finite number, validated against [lo, hi] (open ends when
   /// the flags say so). Throws naming the spec and key.
   double number(const std::string& key, double lo, double hi, bool lo_open = false,
@@ -34,31 +42,17 @@ struct spec {
                    bool lo_open = false, bool hi_open = false) const;
   const std::string& string(const std::string& key) const;
   bool has(const std::string& key) const { return params.count(key) > 0; }
+  /// The table's entry for `name` (throws for an unknown name).
+  const spec_kind& kind() const;
 };
 
-/// The spec names fdp accepts and their keys (for --help and errors).
-struct spec_kind {
-  std::string name;
-  std::vector<std::string> required, optional;
-  std::string meaning;
-};
-const std::vector<spec_kind>& spec_kinds();
-
-/// Parses and validates the shape of a spec (name and keys; values are
-/// checked when used).
+/// Parses a spec and validates it against the table (name, keys, values;
+/// a curve's file is read when used).
 spec parse_spec(const std::string& text);
 
-/// Parses a strictly formatted finite double ("1e-5", "0.25"); throws
-/// std::invalid_argument "what: 'text' is not a number" otherwise.
-double parse_number(const std::string& text, const std::string& what);
-
-/// Parses a positive integer.
-std::int64_t parse_count(const std::string& text, const std::string& what, std::int64_t lo,
-                         std::int64_t hi);
-
 /// The closed-form trade-off function of ONE application of the spec
-/// (times ignored), if the spec has one: gdp, epsdelta, laplace, gaussian,
-/// curve, id. std::nullopt for subsampled mechanisms (numeric only).
+/// (times ignored), if its kind has one (spec_kind::closed); std::nullopt
+/// for subsampled mechanisms (numeric only).
 std::optional<tradeoff> single_tradeoff(const spec& s);
 
 /// Limits of a curve CSV: 10^6 points (far beyond any curve fdp writes or a
