@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <sstream>
 
@@ -145,5 +146,27 @@ std::string fmt(double x, int digits) {
   os << x;
   return os.str();
 }
+
+namespace {
+// x printed to `digits` digits on the side `up` (or down): the nearest
+// rounding, moved by one unit of its last digit when it fell on the wrong
+// side of x.
+std::string fmt_directed(double x, int digits, bool up) {
+  std::string s = fmt(x, digits);
+  if (!std::isfinite(x)) return s;
+  double v = std::strtod(s.c_str(), nullptr);
+  if (up ? v >= x : v <= x) return s;
+  const double unit = std::pow(10.0, std::floor(std::log10(std::fabs(v))) - (digits - 1));
+  for (int i = 1; i <= 4; ++i) {
+    s = fmt(up ? v + i * unit : v - i * unit, digits);
+    const double w = std::strtod(s.c_str(), nullptr);
+    if (up ? w >= x : w <= x) return s;
+  }
+  return fmt(x, 17);  // (every double reads back exactly at 17 digits)
+}
+}  // namespace
+
+std::string fmt_down(double x, int digits) { return fmt_directed(x, digits, false); }
+std::string fmt_up(double x, int digits) { return fmt_directed(x, digits, true); }
 
 }  // namespace fdp::cli

@@ -105,6 +105,12 @@ json bracket(double lower, double upper);
 
 /// Formats a double for human-readable output (up to 10 significant digits).
 std::string fmt(double x, int digits = 10);
+/// The ends of a bracket for human-readable output: at most `digits`
+/// significant digits, rounded down (fmt_down) or up (fmt_up), so that the
+/// printed bracket still contains the computed one (a lower end rounded to
+/// nearest can print above the truth). --json prints the exact doubles.
+std::string fmt_down(double x, int digits = 10);
+std::string fmt_up(double x, int digits = 10);
 
 }  // namespace fdp::cli
 

@@ -105,7 +105,7 @@ json test_json(const audit_report& r, const test_result& x) {
 void write_curve(const audit_result& r, const std::string& path) {
   std::ofstream f(path);
   if (!f) throw usage_error("--curve-out: cannot open '" + path + "' for writing");
-  f.precision(10);
+  f.precision(17);  // (every double exactly: bounds printed to nearest could cross the truth)
   f << "alpha,beta_lower,beta_upper,beta_estimate\n";
   for (const auto& p : empirical_curve(r)) {
     f << p.alpha << "," << p.beta_lower << "," << p.beta_upper << "," << p.beta_estimate << "\n";
@@ -278,12 +278,12 @@ int run_audit(const args& a) {
               << "  alpha <= " << fmt(r.w->alpha, 6) << ", beta <= " << fmt(r.w->beta, 6)
               << ", but the claim says beta >= " << fmt(r.w->claim_beta, 6) << "\n";
   }
-  std::cout << "epsilon >= " << fmt(r.epsilon_lower, 6) << " at delta = " << fmt(r.delta) << "\n";
-  std::cout << "mu >= " << fmt(r.mu_lower, 6) << "\n";
+  std::cout << "epsilon >= " << fmt_down(r.epsilon_lower, 6) << " at delta = " << fmt(r.delta) << "\n";
+  std::cout << "mu >= " << fmt_down(r.mu_lower, 6) << "\n";
   if (rep.oracle) {
     std::cout << "oracle (best certifiable with the same samples, true law known): epsilon >= "
               << fmt(rep.oracle->epsilon, 6);
-    if (rep.oracle->epsilon > 0) std::cout << "; achieved/oracle = " << fmt(r.epsilon_lower / rep.oracle->epsilon, 4);
+    if (rep.oracle->epsilon > 0) std::cout << "; achieved/oracle = " << fmt_down(r.epsilon_lower / rep.oracle->epsilon, 4);
     std::cout << "\n";
   }
   if (a.flag("tests")) {
@@ -291,7 +291,7 @@ int run_audit(const args& a) {
     for (const auto& x : r.tests) {
       const auto& t = rep.tests.tests[x.index];
       std::cout << "  [" << t.role << "] " << t.description << " (" << ordering_text(t.ordering) << "): alpha <= "
-                << fmt(x.alpha_upper, 5) << ", beta <= " << fmt(x.beta_upper, 5) << ", epsilon >= "
+                << fmt_up(x.alpha_upper, 5) << ", beta <= " << fmt_up(x.beta_upper, 5) << ", epsilon >= "
                 << fmt(std::max(0.0, x.epsilon), 5) << (x.violation ? "  VIOLATION" : "") << "\n";
     }
   }

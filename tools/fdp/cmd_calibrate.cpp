@@ -40,8 +40,8 @@ int run_calibrate(const args& a) {
             << (r.smallest ? "smallest" : "largest") << " " << param
             << " found whose certified epsilon at delta = " << fmt(delta) << " is <= " << fmt(eps)
             << (r.at_limit ? "; the end of the parameter's range" : "") << ")\n";
-  std::cout << "  certified epsilon at this value: [" << fmt(r.epsilon.lower) << ", "
-            << fmt(r.epsilon.upper) << "]\n";
+  std::cout << "  certified epsilon at this value: [" << fmt_down(r.epsilon.lower) << ", "
+            << fmt_up(r.epsilon.upper) << "]\n";
   std::cout << "  root bracket: [" << fmt(r.lo) << ", " << fmt(r.hi) << "] after " << r.iterations
             << " iterations, " << r.evaluations << " certified compositions, "
             << fmt(r.seconds * 1e3, 4) << " ms\n";

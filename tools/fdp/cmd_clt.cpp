@@ -178,7 +178,7 @@ int run_clt(const args& a) {
       const auto b = r.band(alphas[i]);
       std::cout << "  alpha=" << fmt(alphas[i]) << ":  G_mu = " << fmt(r.beta(alphas[i]));
       if (b)
-        std::cout << "   band [" << fmt(b->lower) << ", " << fmt(b->upper) << "]\n";
+        std::cout << "   band [" << fmt_down(b->lower) << ", " << fmt_up(b->upper) << "]\n";
       else
         std::cout << "   band: n/a (alpha outside [gamma, 1 - gamma] or gamma >= 1/2)\n";
     }

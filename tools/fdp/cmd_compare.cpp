@@ -80,7 +80,7 @@ int run_compare(const args& a) {
   for (const auto& s : specs) std::cout << " " << s.text;
   std::cout << "\n\n" << row("accountant", "epsilon", "what it is");
   std::cout << row("certified f-DP (fdp, " + c.method() + ")",
-                   "[" + fmt(cert.lower, 7) + ", " + fmt(cert.upper, 7) + "]",
+                   "[" + fmt_down(cert.lower, 7) + ", " + fmt_up(cert.upper, 7) + "]",
                    "bound: the true epsilon is inside");
   if (clt.applicable) {
     std::cout << row("CLT / GDP estimate (DRS, Bu et al.)", fmt(clt.epsilon, 7),

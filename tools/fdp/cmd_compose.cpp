@@ -175,16 +175,16 @@ int run_compose(const args& a) {
   }
   std::cout << "composition of " << specs.size() << " spec(s), method " << c.method() << "\n";
   for (std::size_t i = 0; i < ds.size(); ++i)
-    std::cout << "  epsilon at delta=" << fmt(ds[i]) << ":  [" << fmt(eps_at[i].lower) << ", " << fmt(eps_at[i].upper)
+    std::cout << "  epsilon at delta=" << fmt(ds[i]) << ":  [" << fmt_down(eps_at[i].lower) << ", " << fmt_up(eps_at[i].upper)
               << "]\n";
   for (std::size_t i = 0; i < epss.size(); ++i)
-    std::cout << "  delta at epsilon=" << fmt(epss[i]) << ":  [" << fmt(delta_at[i].lower) << ", "
-              << fmt(delta_at[i].upper) << "]\n";
+    std::cout << "  delta at epsilon=" << fmt(epss[i]) << ":  [" << fmt_down(delta_at[i].lower) << ", "
+              << fmt_up(delta_at[i].upper) << "]\n";
   for (std::size_t i = 0; i < alphas.size(); ++i)
-    std::cout << "  beta at alpha=" << fmt(alphas[i]) << ":  [" << fmt(beta_at[i].lower) << ", "
-              << fmt(beta_at[i].upper) << "]\n";
+    std::cout << "  beta at alpha=" << fmt(alphas[i]) << ":  [" << fmt_down(beta_at[i].lower) << ", "
+              << fmt_up(beta_at[i].upper) << "]\n";
   if (mu) {
-    std::cout << "  GDP summary (smallest mu with f >= G_mu):  [" << fmt(mu->lower) << ", " << fmt(mu->upper)
+    std::cout << "  GDP summary (smallest mu with f >= G_mu):  [" << fmt_down(mu->lower) << ", " << fmt_up(mu->upper)
               << "]\n";
   }
   if (want_clt) {

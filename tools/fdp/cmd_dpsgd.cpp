@@ -82,10 +82,10 @@ int run_dpsgd(const args& a) {
             << (epochs > 0 ? " (" + fmt(epochs) + " epochs, ceil(E N / B))" : std::string())
             << ", " << to_string(c.neighbours) << " neighbours (sensitivity " << fmt(r.sensitivity)
             << " C), delta = " << fmt(c.delta) << "\n";
-  std::cout << "  certified epsilon:          [" << fmt(r.epsilon.lower) << ", " << fmt(r.epsilon.upper)
-            << "]   (a bound: epsilon <= " << fmt(r.epsilon.upper) << ")\n";
+  std::cout << "  certified epsilon:          [" << fmt_down(r.epsilon.lower) << ", " << fmt_up(r.epsilon.upper)
+            << "]   (a bound: epsilon <= " << fmt_up(r.epsilon.upper) << ")\n";
   if (r.has_mu) {
-    std::cout << "  GDP summary mu:             [" << fmt(r.mu.lower) << ", " << fmt(r.mu.upper)
+    std::cout << "  GDP summary mu:             [" << fmt_down(r.mu.lower) << ", " << fmt_up(r.mu.upper)
               << "]   (smallest mu with f >= G_mu)\n";
   }
   std::cout << "  CLT estimate (Bu et al.):   mu = " << fmt(r.clt_mu) << ", epsilon = " << fmt(r.clt_epsilon)

@@ -36,9 +36,9 @@ void print_status(const accountant& a, const std::string& file) {
   const interval s = a.spent();
   std::cout << "ledger " << file << ": budget (epsilon " << fmt(a.budget_epsilon()) << ", delta "
             << fmt(a.budget_delta()) << ")\n";
-  std::cout << "  spent epsilon:     [" << fmt(s.lower) << ", " << fmt(s.upper) << "]"
+  std::cout << "  spent epsilon:     [" << fmt_down(s.lower) << ", " << fmt_up(s.upper) << "]"
             << (a.exact() ? "   (exact: every entry is Gaussian)" : "   (certified bracket)") << "\n";
-  std::cout << "  remaining epsilon: >= " << fmt(std::max(0.0, a.budget_epsilon() - s.upper))
+  std::cout << "  remaining epsilon: >= " << fmt_down(std::max(0.0, a.budget_epsilon() - s.upper))
             << "   (budget minus the certified upper bound)\n";
   std::cout << "  entries: " << a.entries().size() << " (" << a.applications()
             << " mechanism applications, " << a.groups() << " distinct guarantees)\n";
@@ -121,7 +121,7 @@ int run_ledger(const args& a) {
       print_json(out);
     } else {
       std::cout << (ok ? "affordable" : "NOT affordable") << ": with these spec(s) the certified epsilon would be ["
-                << fmt(after.lower) << ", " << fmt(after.upper) << "] (budget " << fmt(led.budget_epsilon())
+                << fmt_down(after.lower) << ", " << fmt_up(after.upper) << "] (budget " << fmt(led.budget_epsilon())
                 << " at delta " << fmt(led.budget_delta()) << "); nothing recorded\n";
     }
     return 0;
