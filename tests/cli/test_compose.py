@@ -94,7 +94,7 @@ def G(mu, a):
 
 
 def lap(mu, a):
-    """T(Lap(0,1), Lap(mu,1))(a) (REFERENCES.md)."""
+    """T(Lap(0,1), Lap(mu,1))(a) (docs/formulas.md)."""
     a, mu = mpf(a), mpf(mu)
     if a < mp.exp(-mu) / 2:
         return 1 - mp.exp(mu) * a

@@ -681,7 +681,7 @@ def check_kov():
 
 
 def binom_polygon_beta(eps0, delta0, k, alpha):
-    """k-fold f_{eps0,delta0} at alpha from the binomial polygon (REFERENCES.md)."""
+    """k-fold f_{eps0,delta0} at alpha from the binomial polygon (docs/formulas.md)."""
     e0 = d(eps0)
     p = mp.exp(e0) / (1 + mp.exp(e0))
     keep = (1 - d(delta0)) ** k

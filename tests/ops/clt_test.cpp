@@ -87,7 +87,7 @@ TEST(CltFunctionals, GaussianExactIdentities) {
 }
 
 TEST(CltFunctionals, EpsZeroClosedForms) {
-  // REFERENCES.md: kl = eps (e^eps - 1)/(e^eps + 1), kappa2 = eps^2, kappa3 = eps^3,
+  // docs/formulas.md: kl = eps (e^eps - 1)/(e^eps + 1), kappa2 = eps^2, kappa3 = eps^3,
   // kappa3bar = 8 eps^3 e^eps (1 + e^{2 eps}) / (1 + e^eps)^4 (moderate eps, direct formula).
   for (double e : {0.01, 0.1, 0.5, 1.0, 2.0, 5.0}) {
     const clt_functionals f = functionals(eps_delta(e, 0.0));

@@ -572,7 +572,7 @@ TEST(ComposeClosed, KfoldEpsDeltaThroughPld) {
 TEST(ComposeClosed, KfoldEpsDeltaFunctionContract) {
   // compose.hpp: "kfold_eps_delta(eps, delta, k): the exact k-fold composition
   // of f_{eps,delta}", i.e. (1-delta)^k f_{eps,0}^{(x)k}(a/(1-delta)^k)
-  // (REFERENCES.md). Checked against the binomial sum with d = 1-(1-delta)^k.
+  // (docs/formulas.md). Checked against the binomial sum with d = 1-(1-delta)^k.
   for (double delta : {0.0, 1e-6, 1e-5, 1e-3}) {
     const double eps = 0.3;
     const std::int64_t k = 25;

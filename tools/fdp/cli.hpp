@@ -3,7 +3,7 @@
 // (cmd_<name>.cpp) and register themselves with FDP_REGISTER_COMMAND.
 // The CLI is thin: it parses, calls the library, prints.
 //
-// Contract (../shared/CLI.md): exit 0 success, 2 bad usage or input (one
+// Contract (docs/cli.md): exit 0 success, 2 bad usage or input (one
 // line on stderr), 3 a certified audit violation, 1 anything else.
 #pragma once
 

@@ -1,5 +1,5 @@
 // fdp audit: certified empirical trade-off curves and verdicts for a
-// built-in mechanism or for black-box sample files (../shared/CLI.md).
+// built-in mechanism or for black-box sample files (docs/cli.md).
 #include <malloc.h>
 #include <unistd.h>
 

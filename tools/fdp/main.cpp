@@ -1,4 +1,4 @@
-// fdp: the command-line front end. See ../shared/CLI.md and `fdp --help`.
+// fdp: the command-line front end. See docs/cli.md and `fdp --help`.
 // Everything is in fdp::cli::run (run.cpp), so that tests and fuzz targets
 // can drive the CLI in-process.
 #include "cli.hpp"

@@ -1,6 +1,6 @@
 // The fdp command line as a function: fdp::cli::run(argc, argv) is what
 // main() calls, and what the in-process CLI fuzz target (fuzz/fuzz_cli.cpp)
-// calls. See ../shared/CLI.md and `fdp --help`.
+// calls. See docs/cli.md and `fdp --help`.
 #include <exception>
 #include <iostream>
 #include <string>

@@ -234,7 +234,7 @@ double closed_form_rounding(const tradeoff& f, const std::vector<compose_term>& 
 // The exact Q-law of a composition of f_{eps0, delta_i} terms with one common
 // eps0 > 0 (k terms with eps0, any number with eps = 0): the loss of k-fold
 // randomized response is eps0 (k - 2S), S ~ Bin(k, 1/(1+e^eps0)) under Q;
-// the deltas put mass 1 - prod (1-delta_i)^{n_i} at +inf (REFERENCES.md,
+// the deltas put mass 1 - prod (1-delta_i)^{n_i} at +inf (docs/formulas.md,
 // f_{eps,delta} = f_{eps,0} (x) f_{0,delta}).
 std::optional<composed_pld> exact_lattice(const std::vector<compose_term>& terms) {
   double eps0 = 0.0, log_keep = 0.0, one_delta = 0.0;

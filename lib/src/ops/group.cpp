@@ -245,7 +245,7 @@ double laplace_summary(const laplace& f) {
 // A polygon at or above a numeric composition's f, from the lower end of its
 // privacy-profile bracket alone (composition::delta costs ~1 us, beta ~10 ms).
 // With t = e^eps, f(a) = sup_{t > 0} [1 - delta(t) - t a] (DRS Prop. 2.12 /
-// REFERENCES.md: f from its profile, all real eps). delta is non-increasing
+// docs/formulas.md: f from its profile, all real eps). delta is non-increasing
 // in t, so on [t_j, t_{j+1}] of a grid delta(t) >= delta(t_{j+1}) >=
 // delta_lower(eps_{j+1}), and the sup over that piece is at most
 // 1 - delta_lower(eps_{j+1}) - t_j a; below t_0 it is at most

@@ -202,7 +202,7 @@ clt_approximation clt(const std::vector<spec>& specs);
 /// This object is that limit for a finite list: mu = sqrt(sum eps_i^2),
 /// delta = sum delta_i. It is an APPROXIMATION of the composition, NOT A BOUND.
 ///
-/// With d = 1 - e^-delta, the limit is (REFERENCES.md, composition section)
+/// With d = 1 - e^-delta, the limit is (docs/formulas.md, composition)
 ///   beta(a)     = (1 - d) G_mu(a / (1 - d)) for a <= 1 - d, else 0,
 ///   delta(eps)  = d + (1 - d) delta_{G_mu}(eps)   (Q-mass d at loss +inf),
 /// and terms() gives it as two compose terms (G_mu and f_{0,d}) so that the

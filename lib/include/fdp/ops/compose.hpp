@@ -201,7 +201,7 @@ composition compose(const std::vector<spec>& specs, const compose_options& opt =
 
 /// The exact k-fold composition of f_{eps,delta} (delta per term): the
 /// binomial polygon of randomized response scaled by (1 - delta)^k
-/// (Kairouz, Oh & Viswanath 2015, Thm 3.3; REFERENCES.md). k <= 10^7.
+/// (Kairouz, Oh & Viswanath 2015, Thm 3.3; docs/formulas.md). k <= 10^7.
 curve kfold_eps_delta(double eps, double delta, std::int64_t k);
 /// The same with `delta` the TOTAL mass at +inf (1 - (1-delta_1)...(1-delta_k)).
 curve kfold_total_delta(double eps, double delta, std::int64_t k);
