@@ -39,7 +39,12 @@ void BM_AuditLaplace1e7(benchmark::State& state) {
   state.counters["epsilon_lower"] = eps;
   state.SetItemsProcessed(state.iterations() * 20000000);
 }
-BENCHMARK(BM_AuditLaplace1e7)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->Iterations(3)->UseRealTime();
+BENCHMARK(BM_AuditLaplace1e7)
+    ->Arg(1)
+    ->Arg(2)
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(3)
+    ->UseRealTime();
 
 /// A sample file written once per process (lines of the given kind).
 const std::string& sample_file(const std::string& kind, std::size_t lines) {
@@ -54,9 +59,11 @@ const std::string& sample_file(const std::string& kind, std::size_t lines) {
     if (kind == "scalar") {
       std::snprintf(buf, sizeof buf, "%.17g\n", r.laplace(10.0));
     } else if (kind == "vector") {
-      std::snprintf(buf, sizeof buf, "%.17g,%.17g,%.17g\n", r.laplace(1.0), r.laplace(1.0), r.laplace(1.0));
+      std::snprintf(buf, sizeof buf, "%.17g,%.17g,%.17g\n", r.laplace(1.0), r.laplace(1.0),
+                    r.laplace(1.0));
     } else {
-      std::snprintf(buf, sizeof buf, "%s\n", r.uniform() < 0.5 ? "TTF-------" : (r.uniform() < 0.5 ? "r1" : "FFFFFFFFFF"));
+      std::snprintf(buf, sizeof buf, "%s\n",
+                    r.uniform() < 0.5 ? "TTF-------" : (r.uniform() < 0.5 ? "r1" : "FFFFFFFFFF"));
     }
     f << buf;
   }

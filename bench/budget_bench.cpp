@@ -43,11 +43,18 @@ void calib(benchmark::State& st, const std::string& spec, const std::string& par
 }
 
 // target = the scenario's reference upper end: sigma (b) should come back just above its value
-void Calibrate_S1(benchmark::State& st) { calib(st, "gaussian:times=100", "sigma", 91.8172896247, 1e-5, 1.0); }
-void Calibrate_S2a(benchmark::State& st) { calib(st, "laplace:times=100", "b", 4.692667, 1e-6, 10.0); }
-void Calibrate_S2b(benchmark::State& st) { calib(st, "laplace:times=1000", "b", 18.950287, 1e-6, 10.0); }
+void Calibrate_S1(benchmark::State& st) {
+  calib(st, "gaussian:times=100", "sigma", 91.8172896247, 1e-5, 1.0);
+}
+void Calibrate_S2a(benchmark::State& st) {
+  calib(st, "laplace:times=100", "b", 4.692667, 1e-6, 10.0);
+}
+void Calibrate_S2b(benchmark::State& st) {
+  calib(st, "laplace:times=1000", "b", 18.950287, 1e-6, 10.0);
+}
 void Calibrate_S3a(benchmark::State& st) {
-  calib(st, "subsampled-gaussian:q=0.0042666666666666667,times=14062", "sigma", 2.381598, 1e-5, 1.1);
+  calib(st, "subsampled-gaussian:q=0.0042666666666666667,times=14062", "sigma", 2.381598, 1e-5,
+        1.1);
 }
 void Calibrate_S3b(benchmark::State& st) {
   calib(st, "subsampled-gaussian:q=0.01,times=10000", "sigma", 10.053635, 1e-5, 0.8);
@@ -56,10 +63,12 @@ void Calibrate_S3a_eps3(benchmark::State& st) {
   calib(st, "subsampled-gaussian:q=0.0042666666666666667,times=14062", "sigma", 3.0, 1e-5, 0.0);
 }
 void Calibrate_S3a_q(benchmark::State& st) {
-  calib(st, "subsampled-gaussian:sigma=1.1,times=14062", "q", 2.381598, 1e-5, 0.0042666666666666667);
+  calib(st, "subsampled-gaussian:sigma=1.1,times=14062", "q", 2.381598, 1e-5,
+        0.0042666666666666667);
 }
 void Calibrate_S3a_times(benchmark::State& st) {
-  calib(st, "subsampled-gaussian:sigma=1.1,q=0.0042666666666666667", "times", 2.381598, 1e-5, 14062);
+  calib(st, "subsampled-gaussian:sigma=1.1,q=0.0042666666666666667", "times", 2.381598, 1e-5,
+        14062);
 }
 
 void dpsgd(benchmark::State& st, double q, double sigma, std::int64_t T, bool mu) {
@@ -101,13 +110,25 @@ double thread_cpu() {
 //               50th add;
 //   *_over_50ms how many exceeded 50 ms.
 void Ledger_10000(benchmark::State& st) {
-  const std::vector<std::string> pool = {
-      "laplace:b=50", "laplace:b=100", "laplace:b=200", "laplace:b=400", "laplace:b=800",
-      "gaussian:sigma=20", "gaussian:sigma=40", "gaussian:sigma=80", "gaussian:sigma=160",
-      "epsdelta:eps=0.005", "epsdelta:eps=0.01", "epsdelta:eps=0.02", "epsdelta:eps=0.01,delta=1e-9",
-      "epsdelta:eps=0.005,delta=1e-10", "subsampled-gaussian:sigma=1,q=0.001",
-      "subsampled-gaussian:sigma=1.5,q=0.001", "subsampled-gaussian:sigma=1,q=0.002",
-      "subsampled-gaussian:sigma=1.5,q=0.002", "subsampled-laplace:b=2,q=0.01"};
+  const std::vector<std::string> pool = {"laplace:b=50",
+                                         "laplace:b=100",
+                                         "laplace:b=200",
+                                         "laplace:b=400",
+                                         "laplace:b=800",
+                                         "gaussian:sigma=20",
+                                         "gaussian:sigma=40",
+                                         "gaussian:sigma=80",
+                                         "gaussian:sigma=160",
+                                         "epsdelta:eps=0.005",
+                                         "epsdelta:eps=0.01",
+                                         "epsdelta:eps=0.02",
+                                         "epsdelta:eps=0.01,delta=1e-9",
+                                         "epsdelta:eps=0.005,delta=1e-10",
+                                         "subsampled-gaussian:sigma=1,q=0.001",
+                                         "subsampled-gaussian:sigma=1.5,q=0.001",
+                                         "subsampled-gaussian:sigma=1,q=0.002",
+                                         "subsampled-gaussian:sigma=1.5,q=0.002",
+                                         "subsampled-laplace:b=2,q=0.01"};
   const int n = static_cast<int>(st.range(0));
   std::vector<double> add_cpu, add_wall, status_cpu, status_wall, unc_cpu, unc_wall;
   double last_lo = 0, last_hi = 0, load_ms = 0, h = 0, fft = 0, regrids = 0;
@@ -161,9 +182,11 @@ void Ledger_10000(benchmark::State& st) {
     return 1e3 * v[std::min(v.size() - 1, static_cast<std::size_t>(p * v.size()))];
   };
   auto over = [](const std::vector<double>& v) {
-    return static_cast<double>(std::count_if(v.begin(), v.end(), [](double t) { return t > 0.05; }));
+    return static_cast<double>(
+        std::count_if(v.begin(), v.end(), [](double t) { return t > 0.05; }));
   };
-  auto report = [&](const std::string& name, const std::vector<double>& cpu, const std::vector<double>& wall) {
+  auto report = [&](const std::string& name, const std::vector<double>& cpu,
+                    const std::vector<double>& wall) {
     st.counters[name + "_cpu_median_ms"] = pct(cpu, 0.5);
     st.counters[name + "_cpu_p99_ms"] = pct(cpu, 0.99);
     st.counters[name + "_cpu_max_ms"] = pct(cpu, 1.0);

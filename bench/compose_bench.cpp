@@ -41,10 +41,14 @@ void S2b(benchmark::State& st) { run(st, {"laplace:b=10,times=1000"}, 1e-6); }
 void S3a(benchmark::State& st) {
   run(st, {"subsampled-gaussian:sigma=1.1,q=0.0042666666666666667,times=14062"}, 1e-5);
 }
-void S3b(benchmark::State& st) { run(st, {"subsampled-gaussian:sigma=0.8,q=0.01,times=10000"}, 1e-5); }
+void S3b(benchmark::State& st) {
+  run(st, {"subsampled-gaussian:sigma=0.8,q=0.01,times=10000"}, 1e-5);
+}
 void S4(benchmark::State& st) { run(st, {"epsdelta:eps=0.1,delta=1e-6,times=100"}, 1e-3); }
 void S5(benchmark::State& st) {
-  run(st, {"gaussian:sigma=2,times=50", "laplace:b=5,times=50", "subsampled-gaussian:sigma=1,q=0.01,times=50"},
+  run(st,
+      {"gaussian:sigma=2,times=50", "laplace:b=5,times=50",
+       "subsampled-gaussian:sigma=1,q=0.01,times=50"},
       1e-5);
 }
 
@@ -59,7 +63,9 @@ void SubsampledGaussian_1e3(benchmark::State& st) {
 void SubsampledGaussian_1e6(benchmark::State& st) {
   run(st, {"subsampled-gaussian:sigma=1,q=0.0003162,times=1000000"}, 1e-5);
 }
-void SubsampledLaplace_1e3(benchmark::State& st) { run(st, {"subsampled-laplace:b=1,q=0.01,times=1000"}, 1e-5); }
+void SubsampledLaplace_1e3(benchmark::State& st) {
+  run(st, {"subsampled-laplace:b=1,q=0.01,times=1000"}, 1e-5);
+}
 void SubsampledLaplace_1e6(benchmark::State& st) {
   run(st, {"subsampled-laplace:b=1,q=0.00032,times=1000000"}, 1e-5);
 }
@@ -70,7 +76,9 @@ void SubsampledGaussian_1e6p3(benchmark::State& st) {
   run(st, {"subsampled-gaussian:sigma=1,q=0.0003162,times=1000003"}, 1e-5);
 }
 // the same 10^6-fold compositions on one grid (stage_min = 0), for comparison
-void Laplace_1e6_one_grid(benchmark::State& st) { run(st, {"laplace:b=316.2,times=1000000"}, 1e-5, 0); }
+void Laplace_1e6_one_grid(benchmark::State& st) {
+  run(st, {"laplace:b=316.2,times=1000000"}, 1e-5, 0);
+}
 void SubsampledGaussian_1e6_one_grid(benchmark::State& st) {
   run(st, {"subsampled-gaussian:sigma=1,q=0.0003162,times=1000000"}, 1e-5, 0);
 }

@@ -66,7 +66,8 @@ bool too_big(const std::string& a) {
   for (std::size_t i = 0; i < a.size(); ++i) {
     const char c = a[i];
     if (!((c >= '0' && c <= '9') || c == '.')) continue;
-    if (i && ((a[i - 1] >= '0' && a[i - 1] <= '9') || a[i - 1] == '.')) continue;  // inside a number
+    if (i && ((a[i - 1] >= '0' && a[i - 1] <= '9') || a[i - 1] == '.'))
+      continue;  // inside a number
     const double v = std::strtod(a.c_str() + i, nullptr);
     if (!(std::fabs(v) <= 1e4)) return true;  // also NaN / inf
   }
@@ -104,7 +105,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (!cur.empty()) args.push_back(cur);
   if (args.size() > 25) return 0;
   for (const auto& a : args) {
-    if (a.find('/') != std::string::npos || a.find('\0') != std::string::npos || too_big(a)) return 0;
+    if (a.find('/') != std::string::npos || a.find('\0') != std::string::npos || too_big(a))
+      return 0;
   }
   reset_scratch();
   std::vector<char*> argv;

@@ -47,9 +47,11 @@ std::string with_checksum(const jvalue& doc) {
   if (!eps || !delta || !step || !aut || !tol) return "";
   // as accountant::canonical_body (lib/src/budget/ledger.cpp)
   std::string o = "{\n  \"format\": \"fdp-ledger\",\n  \"version\": 1";
-  o += ",\n  \"budget\": {\"epsilon\": " + json_number(eps->num) + ", \"delta\": " + json_number(delta->num) + "}";
-  o += ",\n  \"grid\": {\"step\": " + json_number(step->num) + ", \"auto\": " + (aut->b ? "true" : "false") +
-       ", \"tolerance\": " + json_number(tol->num) + "}";
+  o += ",\n  \"budget\": {\"epsilon\": " + json_number(eps->num) +
+       ", \"delta\": " + json_number(delta->num) + "}";
+  o += ",\n  \"grid\": {\"step\": " + json_number(step->num) +
+       ", \"auto\": " + (aut->b ? "true" : "false") + ", \"tolerance\": " + json_number(tol->num) +
+       "}";
   o += ",\n  \"entries\": [";
   for (std::size_t i = 0; i < entries->arr.size(); ++i) {
     const jvalue& e = entries->arr[i];
@@ -61,7 +63,9 @@ std::string with_checksum(const jvalue& doc) {
       o += ", \"points\": [";
       for (std::size_t k = 0; k < pts->arr.size(); ++k) {
         const jvalue& xy = pts->arr[k];
-        if (xy.k != K::array || xy.arr.size() != 2 || xy.arr[0].k != K::number || xy.arr[1].k != K::number) return "";
+        if (xy.k != K::array || xy.arr.size() != 2 || xy.arr[0].k != K::number ||
+            xy.arr[1].k != K::number)
+          return "";
         if (k) o += ", ";
         o += "[" + json_number(xy.arr[0].num) + ", " + json_number(xy.arr[1].num) + "]";
       }

@@ -57,7 +57,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   try {
     const auto rep = fdp::audit::audit_files(f0, f1, fdp::tradeoff(fdp::gaussian(1.0)), opt);
     const auto& r = rep.result;
-    FUZZ_CHECK(r.verdict == "violation" || r.verdict == "consistent" || r.verdict == "inconclusive");
+    FUZZ_CHECK(r.verdict == "violation" || r.verdict == "consistent" ||
+               r.verdict == "inconclusive");
     FUZZ_CHECK(std::isfinite(r.epsilon_lower) && r.epsilon_lower >= 0.0);
     FUZZ_CHECK(std::isfinite(r.mu_lower) && r.mu_lower >= 0.0);
   } catch (const std::invalid_argument&) {

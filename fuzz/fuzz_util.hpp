@@ -51,10 +51,10 @@ inline std::string write_file(const std::string& name, const std::uint8_t* data,
 
 /// An invariant the parsed result must satisfy; aborts (a libFuzzer crash)
 /// with the condition and location otherwise.
-#define FUZZ_CHECK(cond)                                                            \
-  do {                                                                              \
-    if (!(cond)) {                                                                  \
+#define FUZZ_CHECK(cond)                                                                   \
+  do {                                                                                     \
+    if (!(cond)) {                                                                         \
       std::fprintf(stderr, "FUZZ_CHECK failed: %s at %s:%d\n", #cond, __FILE__, __LINE__); \
-      std::abort();                                                                 \
-    }                                                                               \
+      std::abort();                                                                        \
+    }                                                                                      \
   } while (0)

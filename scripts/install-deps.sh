@@ -6,7 +6,8 @@ pkgs=(g++ cmake make pkg-config libboost-dev libeigen3-dev libfftw3-dev
       nlohmann-json3-dev libgtest-dev libgmock-dev libbenchmark-dev
       python3 python3-matplotlib python3-mpmath python3-numpy
       lld  # links the fdp binary in a start-up friendly order (tools/CMakeLists.txt)
-      clang libclang-rt-14-dev)  # clang + libFuzzer: fuzz/run.sh
+      clang libclang-rt-14-dev  # clang + libFuzzer: fuzz/run.sh
+      clang-format)  # scripts/check-format.sh (CI)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -15,7 +15,8 @@
 int main(int argc, char** argv) {
   try {
     if (argc < 4) {
-      std::fprintf(stderr, "usage: %s laplace MU N ALPHA... | subsampled-gaussian SIGMA Q N ALPHA...\n",
+      std::fprintf(stderr,
+                   "usage: %s laplace MU N ALPHA... | subsampled-gaussian SIGMA Q N ALPHA...\n",
                    argv[0]);
       return 2;
     }
@@ -36,15 +37,17 @@ int main(int argc, char** argv) {
     const fdp::loss_cumulants c = fdp::times(one, n);
     // The reverse pair T(Q, P): its loss is -L, with the roles of P and Q swapped.
     const fdp::loss_cumulants r{-c.mean_q, c.var_q, -c.k3_q, -c.mean_p, c.var_p, -c.k3_p};
-    std::printf("{\"cumulants\": {\"mean_p\": %.17g, \"var_p\": %.17g, \"k3_p\": %.17g, "
-                "\"mean_q\": %.17g, \"var_q\": %.17g, \"k3_q\": %.17g},\n \"beta\": [",
-                c.mean_p, c.var_p, c.k3_p, c.mean_q, c.var_q, c.k3_q);
+    std::printf(
+        "{\"cumulants\": {\"mean_p\": %.17g, \"var_p\": %.17g, \"k3_p\": %.17g, "
+        "\"mean_q\": %.17g, \"var_q\": %.17g, \"k3_q\": %.17g},\n \"beta\": [",
+        c.mean_p, c.var_p, c.k3_p, c.mean_q, c.var_q, c.k3_q);
     for (int i = next; i < argc; ++i) {
       const double a = std::atof(argv[i]);
-      std::printf("%s{\"alpha\": %.17g, \"edgeworth\": %.17g, \"normal\": %.17g, "
-                  "\"edgeworth_reverse\": %.17g, \"normal_reverse\": %.17g}",
-                  i == next ? "" : ", ", a, fdp::edgeworth_beta(c, a), fdp::normal_beta(c, a),
-                  fdp::edgeworth_beta(r, a), fdp::normal_beta(r, a));
+      std::printf(
+          "%s{\"alpha\": %.17g, \"edgeworth\": %.17g, \"normal\": %.17g, "
+          "\"edgeworth_reverse\": %.17g, \"normal_reverse\": %.17g}",
+          i == next ? "" : ", ", a, fdp::edgeworth_beta(c, a), fdp::normal_beta(c, a),
+          fdp::edgeworth_beta(r, a), fdp::normal_beta(r, a));
     }
     std::printf("],\n \"is_bound\": false}\n");
     return 0;

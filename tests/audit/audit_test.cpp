@@ -76,13 +76,14 @@ TEST(audit, validity_small) {
     const char *spec, *in0, *in1;
   };
   // The pairs of scripts/audit_validity.py (claims tight or nearly so).
-  const row rows[] = {{"laplace:eps=1", "0", "1"},
-                      {"gaussian:mu=1", "0", "1"},
-                      {"randomized-response:eps=1", "0", "1"},
-                      {"report-noisy-max:eps=1", "1,1,1,1,1", "0,2,2,2,2"},
-                      {"exponential:eps=1", "0,0,0,0,0,0,0,0,0,0", "1,-1,-1,-1,-1,-1,-1,-1,-1,-1"},
-                      {"above-threshold:eps=1,threshold=0.5", "0,0,0,0,0,1,1,1,1,1", "1,1,1,1,1,0,0,0,0,0"},
-                      {"sparse:eps=1,threshold=0.5,c=2", "0,0,0,0,0,1,1,1,1,1", "1,1,1,1,1,0,0,0,0,0"}};
+  const row rows[] = {
+      {"laplace:eps=1", "0", "1"},
+      {"gaussian:mu=1", "0", "1"},
+      {"randomized-response:eps=1", "0", "1"},
+      {"report-noisy-max:eps=1", "1,1,1,1,1", "0,2,2,2,2"},
+      {"exponential:eps=1", "0,0,0,0,0,0,0,0,0,0", "1,-1,-1,-1,-1,-1,-1,-1,-1,-1"},
+      {"above-threshold:eps=1,threshold=0.5", "0,0,0,0,0,1,1,1,1,1", "1,1,1,1,1,0,0,0,0,0"},
+      {"sparse:eps=1,threshold=0.5,c=2", "0,0,0,0,0,1,1,1,1,1", "1,1,1,1,1,0,0,0,0,0"}};
   constexpr int kRows = static_cast<int>(std::size(rows));
   {
     using boost::math::binomial_distribution;
@@ -97,7 +98,8 @@ TEST(audit, validity_small) {
   for (const auto& r : rows) {
     int violations = 0;
     for (int s = 0; s < kSeeds; ++s) {
-      const auto rep = run(r.spec, r.in0, r.in1, sizes[s % 3], 5000 + static_cast<std::uint64_t>(s), 2);
+      const auto rep =
+          run(r.spec, r.in0, r.in1, sizes[s % 3], 5000 + static_cast<std::uint64_t>(s), 2);
       violations += rep.result.verdict == "violation";
       EXPECT_LE(rep.result.error_budget, 0.05 + 1e-15);
     }
@@ -129,7 +131,8 @@ TEST(AuditPower, EveryFlawedVariantIsCaught) {
   for (const auto& r : rows) {
     const auto rep = run(r.spec, r.in0, r.in1, 100000, 7, 2, r.bits);
     EXPECT_EQ(rep.result.verdict, "violation") << r.spec;
-    EXPECT_GT(rep.result.epsilon_lower, 1.0) << r.spec;  // claims are eps = 1 (0.1 for the histogram)
+    EXPECT_GT(rep.result.epsilon_lower, 1.0)
+        << r.spec;  // claims are eps = 1 (0.1 for the histogram)
     ASSERT_TRUE(rep.result.w.has_value());
     EXPECT_LT(rep.result.w->beta, rep.result.w->claim_beta);
   }

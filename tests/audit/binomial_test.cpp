@@ -52,7 +52,8 @@ TEST(Binomial, NearlyAllCounts) {
   for (double n : {10.0, 1e6, 2e7}) {
     for (double g : {0.025, 1e-4}) {
       const double want = -std::expm1(std::log1p(-g) / n);
-      EXPECT_NEAR(1 - cp_upper(n - 1, n, g), want, 1e-6 * want + 2.3e-16) << n;  // u itself is rounded
+      EXPECT_NEAR(1 - cp_upper(n - 1, n, g), want, 1e-6 * want + 2.3e-16)
+          << n;  // u itself is rounded
     }
   }
 }

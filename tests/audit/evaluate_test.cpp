@@ -68,7 +68,8 @@ TEST(Evaluate, BoundsAndEpsilon) {
   EXPECT_NEAR(r.w->claim_beta, beta(tradeoff(eps_delta(0.5)), r.w->alpha), 1e-15);
   // At delta > 0 the epsilon bound shrinks.
   const audit_result r2 = evaluate(p, c, eps_delta(0.5), 0.1);
-  EXPECT_NEAR(r2.epsilon_lower, std::max(std::log((qL - 0.1) / pU), std::log((1 - pU - 0.1) / (1 - qL))), 1e-12);
+  EXPECT_NEAR(r2.epsilon_lower,
+              std::max(std::log((qL - 0.1) / pU), std::log((1 - pU - 0.1) / (1 - qL))), 1e-12);
 }
 
 TEST(Evaluate, OrderingSwapsSides) {
@@ -138,7 +139,8 @@ TEST(Evaluate, SupportEventIsNotCapped) {
   const auto c = counts_of(p, 10000000, 0, 9980000, 20000);
   const audit_result r = evaluate(p, c, eps_delta(0.1));
   EXPECT_GT(r.epsilon_lower, std::log(1 / 0.01));
-  EXPECT_NEAR(r.epsilon_lower, std::log(cp_lower(20000, 1e7, 0.0125) / cp_upper(0, 1e7, 0.0125)), 1e-12);
+  EXPECT_NEAR(r.epsilon_lower, std::log(cp_lower(20000, 1e7, 0.0125) / cp_upper(0, 1e7, 0.0125)),
+              1e-12);
   EXPECT_GT(r.epsilon_lower, 8.0);
 }
 

@@ -12,7 +12,8 @@
 namespace fdp::audit {
 namespace {
 
-std::optional<event_law> law_of(const std::string& spec, const std::string& a, const std::string& b) {
+std::optional<event_law> law_of(const std::string& spec, const std::string& a,
+                                const std::string& b) {
   const auto m = mech::make_mechanism(spec);
   return exact_event_law(*m, mech::parse_answers(a), mech::parse_answers(b));
 }

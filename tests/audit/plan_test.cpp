@@ -49,7 +49,7 @@ TEST(View, CategoriesHaveAnOtherCell) {
 TEST(View, BitKeySeparatesGrids) {
   // Same binade, different lowest set bit.
   EXPECT_NE(bit_key(0.75), bit_key(0.5 + 0x1p-40));
-  EXPECT_EQ(bit_key(0.75), bit_key(0.625 + 0.125));  // same value
+  EXPECT_EQ(bit_key(0.75), bit_key(0.625 + 0.125));               // same value
   EXPECT_EQ(bit_key(0.5 + 0x1p-40), bit_key(0.5 + 3 * 0x1p-40));  // both lowest bit 2^-40
   EXPECT_NE(bit_key(1.5), bit_key(-1.5));
   EXPECT_NE(bit_key(0.0), bit_key(-0.0));
@@ -60,7 +60,11 @@ TEST(View, TreeAndPattern) {
   view t;
   t.type = view::kind::tree;
   // root: x[1] <= 0 ? leaf 0 : (x[0] <= 2 ? leaf 1 : leaf 2)
-  t.nodes = {{1, 0.0, 1, 2, -1}, {-1, 0, -1, -1, 0}, {0, 2.0, 3, 4, -1}, {-1, 0, -1, -1, 1}, {-1, 0, -1, -1, 2}};
+  t.nodes = {{1, 0.0, 1, 2, -1},
+             {-1, 0, -1, -1, 0},
+             {0, 2.0, 3, 4, -1},
+             {-1, 0, -1, -1, 1},
+             {-1, 0, -1, -1, 2}};
   t.leaves = 3;
   const double a[] = {5, -1}, b[] = {1, 1}, c[] = {3, 1};
   EXPECT_EQ(t.cell_of(a), 0u);
@@ -240,7 +244,8 @@ TEST(StatsIo, MalformedStreamsLinesNameTheLine) {
   }
   const std::size_t at = text.find("streams 3 1048576\n");
   ASSERT_NE(at, std::string::npos);
-  for (const char* bad : {"streams 3\n", "streams x 1\n", "streams 3 -1\n", "streams\n", "streams 3 1 2\n"}) {
+  for (const char* bad :
+       {"streams 3\n", "streams x 1\n", "streams 3 -1\n", "streams\n", "streams 3 1 2\n"}) {
     std::string t = text;
     t.replace(at, std::string("streams 3 1048576\n").size(), bad);
     {

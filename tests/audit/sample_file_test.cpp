@@ -32,7 +32,9 @@ std::string audit_error(const std::string& p0, const std::string& p1) {
   return "no error";
 }
 
-int parse(const std::string& s, std::vector<double>& v) { return parse_numbers(s.data(), s.data() + s.size(), v); }
+int parse(const std::string& s, std::vector<double>& v) {
+  return parse_numbers(s.data(), s.data() + s.size(), v);
+}
 
 TEST(ParseNumbers, Kinds) {
   std::vector<double> v;
@@ -77,9 +79,11 @@ TEST(LineReader, LinesBeyondTheLimitAreRefused) {
   // double for it); /dev/zero is such a line without end.
   const auto path = write_file("wide.txt", "1\n" + std::string(10 << 20, '7'));
   const auto one = write_file("one.txt", "1\n");
-  EXPECT_NE(audit_error(path, one).find("sample file '" + path + "': line 2 is longer than 1048576 bytes"),
+  EXPECT_NE(audit_error(path, one).find("sample file '" + path +
+                                        "': line 2 is longer than 1048576 bytes"),
             std::string::npos);
-  EXPECT_NE(audit_error("/dev/zero", one).find("sample file '/dev/zero': line 1 is longer than 1048576 bytes"),
+  EXPECT_NE(audit_error("/dev/zero", one)
+                .find("sample file '/dev/zero': line 1 is longer than 1048576 bytes"),
             std::string::npos);
   std::remove(path.c_str());
   std::remove(one.c_str());
@@ -92,14 +96,18 @@ std::string expect_error(const std::string& t0, const std::string& t1) {
 TEST(AuditFiles, BadInputNamesFileAndLine) {
   std::string many = "";
   for (int i = 0; i < 50; ++i) many += std::to_string(i) + "\n";
-  EXPECT_NE(expect_error(many + "abc\n", many).find("e0.txt:51: mixed output types"), std::string::npos);
-  EXPECT_NE(expect_error(many, "r1\nr2\n3\n").find("e1.txt:3: mixed output types"), std::string::npos);
+  EXPECT_NE(expect_error(many + "abc\n", many).find("e0.txt:51: mixed output types"),
+            std::string::npos);
+  EXPECT_NE(expect_error(many, "r1\nr2\n3\n").find("e1.txt:3: mixed output types"),
+            std::string::npos);
   EXPECT_NE(expect_error("", many).find("empty sample file"), std::string::npos);
   EXPECT_NE(expect_error(many, "1\nnan\n").find("e1.txt:2: NaN, infinite"), std::string::npos);
   EXPECT_NE(expect_error(many, "1\n-inf\n").find("e1.txt:2"), std::string::npos);
-  EXPECT_NE(expect_error("1,2\n3,4\n5\n", "1,2\n").find("e0.txt:3: vector of length 1 '5', but line 1 has length 2"),
+  EXPECT_NE(expect_error("1,2\n3,4\n5\n", "1,2\n")
+                .find("e0.txt:3: vector of length 1 '5', but line 1 has length 2"),
             std::string::npos);
-  EXPECT_NE(expect_error("5\n1,2\n", "1\n").find("e0.txt:2: vector of length 2"), std::string::npos);
+  EXPECT_NE(expect_error("5\n1,2\n", "1\n").find("e0.txt:2: vector of length 2"),
+            std::string::npos);
   EXPECT_NE(expect_error("1,2\n3,4,5\n", "1,2\n").find("length 3"), std::string::npos);
   EXPECT_NE(expect_error(many, "1\n\n2\n").find("e1.txt:2: empty line"), std::string::npos);
   EXPECT_NE(expect_error("a,b\n", "a\n").find("e0.txt:1: malformed"), std::string::npos);

@@ -103,10 +103,13 @@ TEST(Select, PlanEventsMatchSelectionEstimates) {
     int checked = 0;
     for (const auto& t : p.tests) {
       if (p.views[t.view].type != view::kind::cuts) continue;
-      if (t.description.find(" <= ") == std::string::npos && t.description.find(" > ") == std::string::npos) continue;
+      if (t.description.find(" <= ") == std::string::npos &&
+          t.description.find(" > ") == std::string::npos)
+        continue;
       const int sp = t.ordering == 0 ? 0 : 1;
       const double alpha = static_cast<double>(c.count(sp, t)) / static_cast<double>(c.n[sp]);
-      const double beta = 1.0 - static_cast<double>(c.count(1 - sp, t)) / static_cast<double>(c.n[1 - sp]);
+      const double beta =
+          1.0 - static_cast<double>(c.count(1 - sp, t)) / static_cast<double>(c.n[1 - sp]);
       EXPECT_DOUBLE_EQ(alpha, t.sel_alpha) << "dim " << dim << ": " << t.description;
       EXPECT_DOUBLE_EQ(beta, t.sel_beta) << "dim " << dim << ": " << t.description;
       ++checked;

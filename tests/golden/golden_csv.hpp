@@ -47,9 +47,12 @@ inline golden_table load_golden(const std::string& name) {
     std::vector<std::string> out(1);
     bool quoted = false;
     for (char ch : s) {
-      if (ch == '"') quoted = !quoted;
-      else if (ch == ',' && !quoted) out.emplace_back();
-      else out.back() += ch;
+      if (ch == '"')
+        quoted = !quoted;
+      else if (ch == ',' && !quoted)
+        out.emplace_back();
+      else
+        out.back() += ch;
     }
     return out;
   };

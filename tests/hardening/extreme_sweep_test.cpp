@@ -50,10 +50,12 @@ using namespace fdp;
 const double kInf = std::numeric_limits<double>::infinity();
 
 const std::vector<double> kMu = {0.0, 1e-8, 1e-6, 1e-4, 1e-2, 0.1, 0.5, 1, 2, 5, 10, 30, 50, 100};
-const std::vector<double> kEps = {0.0, 1e-12, 1e-6, 1e-3, 0.01, 0.1, 0.5, 1, 2, 5, 10, 30, 50, 100, 300, 500};
-const std::vector<double> kDelta = {0.0,   1e-300, 1e-200, 1e-100, 1e-50, 1e-20, 1e-12, 1e-8, 1e-5,
-                                    1e-3,  0.01,   0.1,    0.5,    0.9,   1 - 1e-6, 1 - 1e-12};
-const std::vector<double> kAlpha = {0.0,  1e-300, 1e-100, 1e-20, 1e-10, 1e-5,        1e-3,
+const std::vector<double> kEps = {0.0, 1e-12, 1e-6, 1e-3, 0.01, 0.1, 0.5, 1,
+                                  2,   5,     10,   30,   50,   100, 300, 500};
+const std::vector<double> kDelta = {0.0,   1e-300, 1e-200,   1e-100,   1e-50, 1e-20,
+                                    1e-12, 1e-8,   1e-5,     1e-3,     0.01,  0.1,
+                                    0.5,   0.9,    1 - 1e-6, 1 - 1e-12};
+const std::vector<double> kAlpha = {0.0,  1e-300, 1e-100, 1e-20, 1e-10, 1e-5,      1e-3,
                                     0.01, 0.1,    0.3,    0.5,   0.9,   1 - 1e-10, 1.0};
 const std::vector<double> kQ = {1e-9, 1e-6, 1e-3, 0.01, 0.1, 0.5, 0.9, 1.0};
 
@@ -67,9 +69,12 @@ struct sweep_log {
     std::ostringstream os;
     for (std::size_t i = 0; i < failures.size() && i < 60; ++i) os << "  " << failures[i] << "\n";
     EXPECT_TRUE(failures.empty()) << name << ": " << failures.size() << " failure(s) in " << calls
-                                  << " calls:\n" << os.str();
-    std::printf("[ sweep    ] %s: %d calls, %d documented throws, %zu resource-limit refusals, %zu failures\n",
-                name, calls, documented_throws, refused.size(), failures.size());
+                                  << " calls:\n"
+                                  << os.str();
+    std::printf(
+        "[ sweep    ] %s: %d calls, %d documented throws, %zu resource-limit refusals, %zu "
+        "failures\n",
+        name, calls, documented_throws, refused.size(), failures.size());
     for (const auto& r : refused) std::printf("[ refused  ]   %s\n", r.c_str());
   }
 };
@@ -170,8 +175,8 @@ void sweep_tradeoff(sweep_log& log, const std::string& name, const tradeoff& f) 
       check_prob(log, "beta(" + ctx + ")", b);
       if (b > 1.0 - a + 1e-12) log.fail("beta(" + ctx + ") = " + fmt(b) + " > 1 - alpha");
       if (b > prev_b + 1e-15) {
-        log.fail("beta(" + ctx + ") = " + fmt(b) + " increases from " + fmt(prev_b) + " at alpha=" +
-                 fmt(prev_a));
+        log.fail("beta(" + ctx + ") = " + fmt(b) + " increases from " + fmt(prev_b) +
+                 " at alpha=" + fmt(prev_a));
       }
       prev_b = b;
       prev_a = a;
@@ -196,7 +201,8 @@ void sweep_tradeoff(sweep_log& log, const std::string& name, const tradeoff& f) 
     guarded(log, ctx, [&] {
       const double d = profile_delta(f, e);
       check_prob(log, ctx, d);
-      if (d > prev_d * (1 + 1e-12) + 1e-300) log.fail(ctx + " = " + fmt(d) + " increases from " + fmt(prev_d));
+      if (d > prev_d * (1 + 1e-12) + 1e-300)
+        log.fail(ctx + " = " + fmt(d) + " increases from " + fmt(prev_d));
       prev_d = d;
     });
   }
@@ -240,12 +246,14 @@ TEST(ExtremeSweep, ConversionsAndSigmaCalibrations) {
       guarded(log, ctx, [&] {
         const double d = gdp_delta(mu, e);
         check_prob(log, ctx, d);
-        if (d > prev * (1 + 1e-12) + 1e-300) log.fail(ctx + " = " + fmt(d) + " increases from " + fmt(prev));
+        if (d > prev * (1 + 1e-12) + 1e-300)
+          log.fail(ctx + " = " + fmt(d) + " increases from " + fmt(prev));
         prev = d;
         const double ld = gdp_log_delta(mu, e);
         if (std::isnan(ld) || ld > 1e-12) log.fail("gdp_log_delta: " + ctx + " = " + fmt(ld));
         if (d > 1e-300 && std::fabs(std::exp(ld) - d) > 1e-9 * d) {
-          log.fail("gdp_log_delta: " + ctx + ": exp = " + fmt(std::exp(ld)) + " vs delta " + fmt(d));
+          log.fail("gdp_log_delta: " + ctx + ": exp = " + fmt(std::exp(ld)) + " vs delta " +
+                   fmt(d));
         }
       });
     }
@@ -278,7 +286,8 @@ TEST(ExtremeSweep, ConversionsAndSigmaCalibrations) {
         }
       });
       for (double sens : {1e-8, 1.0, 1e8}) {
-        const std::string c2 = "(eps=" + fmt(e) + ", delta=" + fmt(d) + ", sensitivity=" + fmt(sens) + ")";
+        const std::string c2 =
+            "(eps=" + fmt(e) + ", delta=" + fmt(d) + ", sensitivity=" + fmt(sens) + ")";
         guarded(log, "gaussian_sigma_analytic" + c2, [&] {
           check_nonneg(log, "gaussian_sigma_analytic" + c2, gaussian_sigma_analytic(e, d, sens));
         });
@@ -290,7 +299,8 @@ TEST(ExtremeSweep, ConversionsAndSigmaCalibrations) {
   }
   for (double mu : kMu) {
     for (double sens : {0.0, 1e-8, 1.0, 1e8}) {
-      const std::string ctx = "gaussian_sigma_for_mu(mu=" + fmt(mu) + ", sensitivity=" + fmt(sens) + ")";
+      const std::string ctx =
+          "gaussian_sigma_for_mu(mu=" + fmt(mu) + ", sensitivity=" + fmt(sens) + ")";
       guarded(log, ctx, [&] { check_nonneg(log, ctx, gaussian_sigma_for_mu(mu, sens)); });
     }
   }
@@ -301,8 +311,9 @@ TEST(ExtremeSweep, ConversionsAndSigmaCalibrations) {
 /// bracket lies in [lo, hi], and its lower end never exceeds the upper end
 /// at an earlier x (plus slack).
 template <class Q>
-void non_increasing_queries(sweep_log& log, const std::string& name, const char* what, const char* var,
-                            const std::vector<double>& xs, double lo, double hi, double slack, Q q) {
+void non_increasing_queries(sweep_log& log, const std::string& name, const char* what,
+                            const char* var, const std::vector<double>& xs, double lo, double hi,
+                            double slack, Q q) {
   std::vector<std::pair<double, interval>> seen;
   for (double x : xs) {
     const std::string ctx = name + "." + what + "(" + fmt(x) + ")";
@@ -311,7 +322,8 @@ void non_increasing_queries(sweep_log& log, const std::string& name, const char*
       check_bracket(log, ctx, b, lo, hi);
       for (const auto& [x0, b0] : seen) {
         if (b.lower > b0.upper + slack) {
-          log.fail(ctx + " lower " + fmt(b.lower) + " > upper " + fmt(b0.upper) + " at " + var + "=" + fmt(x0));
+          log.fail(ctx + " lower " + fmt(b.lower) + " > upper " + fmt(b0.upper) + " at " + var +
+                   "=" + fmt(x0));
         }
       }
       seen.emplace_back(x, b);
@@ -329,7 +341,8 @@ void query_all(sweep_log& log, const std::string& name, const C& c) {
   non_increasing_queries(log, name, "beta", "alpha", kAlpha, 0.0, 1.0, 1e-15,
                          [&](double a, const std::string& ctx) {
                            const interval b = c.beta(a);
-                           if (b.lower > 1.0 - a + 1e-12) log.fail(ctx + " lower " + fmt(b.lower) + " > 1 - alpha");
+                           if (b.lower > 1.0 - a + 1e-12)
+                             log.fail(ctx + " lower " + fmt(b.lower) + " > 1 - alpha");
                            return b;
                          });
   guarded(log, name + ".mu()", [&] { check_bracket(log, name + ".mu()", c.mu(), 0.0, kInf); });
@@ -372,7 +385,8 @@ std::vector<compose_case> compose_cases() {
       {{"subsampled-laplace:b=100,q=1,times=100000"}, false},
       // mixtures of routes
       {{"gdp:mu=0.5,times=1000", "laplace:b=50,times=100"}, true},
-      {{"epsdelta:eps=0.1,delta=1e-12,times=50", "subsampled-gaussian:sigma=2,q=0.01,times=1000"}, false},
+      {{"epsdelta:eps=0.1,delta=1e-12,times=50", "subsampled-gaussian:sigma=2,q=0.01,times=1000"},
+       false},
       {{"id", "gdp:mu=1e-8"}, true},
       {{"id:times=10000000"}, true},
   };
@@ -386,11 +400,14 @@ TEST(ExtremeSweep, ComposeQueries) {
     for (const auto& s : k.specs) name += (name.size() > 8 ? " " : "") + s;
     name += ")";
     auto holder = std::make_shared<std::shared_ptr<composition>>();
-    const bool ok = with_deadline(log, name, [holder, specs = k.specs] {
-      std::vector<spec> v;
-      for (const auto& s : specs) v.push_back(parse_spec(s));
-      *holder = std::make_shared<composition>(compose(v));
-    }, /*resource_limit=*/true);
+    const bool ok = with_deadline(
+        log, name,
+        [holder, specs = k.specs] {
+          std::vector<spec> v;
+          for (const auto& s : specs) v.push_back(parse_spec(s));
+          *holder = std::make_shared<composition>(compose(v));
+        },
+        /*resource_limit=*/true);
     if (!ok || !*holder) continue;
     const std::shared_ptr<composition> c = *holder;
     with_deadline(log, name + " queries", [&log, name, c] { query_all(log, name, *c); });
@@ -412,11 +429,18 @@ TEST(ExtremeSweep, CltFunctionalsAndApproximation) {
     });
   }
   std::vector<std::vector<std::string>> sets = {
-      {"gdp:mu=1e-8,times=10000000"}, {"gdp:mu=100,times=10000000"}, {"laplace:b=0.002,times=10000000"},
-      {"laplace:b=100000000,times=1"}, {"epsdelta:eps=500"}, {"epsdelta:eps=1e-12,times=10000000"},
-      {"epsdelta:eps=1,delta=1e-300"}, {"subsampled-gaussian:sigma=1.1,q=1e-9,times=10000000"},
-      {"subsampled-gaussian:sigma=0.01,q=1"}, {"subsampled-laplace:b=0.01,q=0.5,times=100"},
-      {"id:times=10000000"}, {"gdp:mu=0.5,times=1000", "laplace:b=50,times=100"}};
+      {"gdp:mu=1e-8,times=10000000"},
+      {"gdp:mu=100,times=10000000"},
+      {"laplace:b=0.002,times=10000000"},
+      {"laplace:b=100000000,times=1"},
+      {"epsdelta:eps=500"},
+      {"epsdelta:eps=1e-12,times=10000000"},
+      {"epsdelta:eps=1,delta=1e-300"},
+      {"subsampled-gaussian:sigma=1.1,q=1e-9,times=10000000"},
+      {"subsampled-gaussian:sigma=0.01,q=1"},
+      {"subsampled-laplace:b=0.01,q=0.5,times=100"},
+      {"id:times=10000000"},
+      {"gdp:mu=0.5,times=1000", "laplace:b=50,times=100"}};
   for (const auto& specs : sets) {
     std::string name = "clt(" + specs[0] + (specs.size() > 1 ? " ..." : "") + ")";
     with_deadline(log, name, [&log, specs, name] {
@@ -435,7 +459,8 @@ TEST(ExtremeSweep, CltFunctionalsAndApproximation) {
         check_prob(log, name + ".beta(" + fmt(al) + ")", b);
         if (b > prev + 1e-15) log.fail(name + ".beta(" + fmt(al) + ") increases");
         prev = b;
-        if (auto band = a.band(al)) check_bracket(log, name + ".band(" + fmt(al) + ")", *band, 0.0, 1.0);
+        if (auto band = a.band(al))
+          check_bracket(log, name + ".band(" + fmt(al) + ")", *band, 0.0, 1.0);
       }
     });
   }
@@ -452,7 +477,8 @@ TEST(ExtremeSweep, CltFunctionalsAndApproximation) {
           if (b > prev + 1e-15) log.fail(name + ".beta(" + fmt(al) + ") increases");
           prev = b;
         }
-        for (double e : kEps) check_prob(log, name + ".profile_delta(" + fmt(e) + ")", l.profile_delta(e));
+        for (double e : kEps)
+          check_prob(log, name + ".profile_delta(" + fmt(e) + ")", l.profile_delta(e));
         for (double d : kDelta) {
           if (d > 0) check_nonneg(log, name + ".epsilon(" + fmt(d) + ")", l.epsilon(d));
         }
@@ -485,29 +511,38 @@ TEST(ExtremeSweep, GroupPrivacy) {
   for (double e : {0.0, 1e-6, 0.1, 1.0, 50.0, 500.0}) {
     for (double d : {0.0, 1e-300, 1e-5, 0.5, 1 - 1e-12}) {
       for (std::int64_t k : {1, 2, 10, 1000, 100000}) {
-        const std::string ctx = "group(f_{" + fmt(e) + "," + fmt(d) + "}, k=" + std::to_string(k) + ")";
+        const std::string ctx =
+            "group(f_{" + fmt(e) + "," + fmt(d) + "}, k=" + std::to_string(k) + ")";
         // (k eps beyond ~721: the power's first kink, near alpha = e^{-k eps},
         // is below the doubles' range; group refuses with evaluation_error
         // rather than drop it, which read f_{1,0} grouped 1000 times as
         // ~690-DP. Refusals are accepted there only.)
-        with_deadline(log, ctx, [&log, e, d, k, ctx] {
-          const curve c = group(eps_delta(e, d), k);
-          sweep_tradeoff(log, ctx, tradeoff(c));
-          guarded(log, "gdp_summary(" + ctx + ")", [&] { check_nonneg(log, "gdp_summary(" + ctx + ")", gdp_summary(c)); });
-        }, /*resource_limit=*/e * static_cast<double>(k) > 700.0);
+        with_deadline(
+            log, ctx,
+            [&log, e, d, k, ctx] {
+              const curve c = group(eps_delta(e, d), k);
+              sweep_tradeoff(log, ctx, tradeoff(c));
+              guarded(log, "gdp_summary(" + ctx + ")",
+                      [&] { check_nonneg(log, "gdp_summary(" + ctx + ")", gdp_summary(c)); });
+            },
+            /*resource_limit=*/e * static_cast<double>(k) > 700.0);
       }
     }
   }
   // (q=1e-9 with times=1000 is in NearIdentityCompositionsAnswer)
-  for (const char* s : {"laplace:b=0.01,times=10", "subsampled-gaussian:sigma=1.1,q=1e-9",
-                        "subsampled-gaussian:sigma=0.5,q=1", "epsdelta:eps=500,delta=1e-300,times=2"}) {
+  for (const char* s :
+       {"laplace:b=0.01,times=10", "subsampled-gaussian:sigma=1.1,q=1e-9",
+        "subsampled-gaussian:sigma=0.5,q=1", "epsdelta:eps=500,delta=1e-300,times=2"}) {
     for (std::int64_t k : {1, 2, 1000}) {
       if (quick() && k == 1000) continue;
       const std::string name = std::string("group(") + s + ", k=" + std::to_string(k) + ")";
-      with_deadline(log, name, [&log, s, k, name] {
-        const tradeoff_bracket b = group(std::vector<spec>{parse_spec(s)}, k);
-        query_all(log, name, b);
-      }, /*resource_limit=*/true);
+      with_deadline(
+          log, name,
+          [&log, s, k, name] {
+            const tradeoff_bracket b = group(std::vector<spec>{parse_spec(s)}, k);
+            query_all(log, name, b);
+          },
+          /*resource_limit=*/true);
     }
   }
   log.report("group");
@@ -521,7 +556,8 @@ TEST(ExtremeSweep, SubsamplingCp) {
     fs.emplace_back("Laplace(" + fmt(mu) + ")", tradeoff(laplace(mu)));
   }
   for (double e : {0.0, 1e-6, 1.0, 50.0, 500.0}) {
-    for (double d : {0.0, 1e-300, 1e-5, 1 - 1e-12}) fs.emplace_back("f_{" + fmt(e) + "," + fmt(d) + "}", tradeoff(eps_delta(e, d)));
+    for (double d : {0.0, 1e-300, 1e-5, 1 - 1e-12})
+      fs.emplace_back("f_{" + fmt(e) + "," + fmt(d) + "}", tradeoff(eps_delta(e, d)));
   }
   for (const auto& [name, f] : fs) {
     for (double p : kQ) {
@@ -533,7 +569,8 @@ TEST(ExtremeSweep, SubsamplingCp) {
         sweep_tradeoff(log, ctx + ".upper", hi);
         for (double a : kAlpha) {
           const double bl = beta(lo, a), bu = beta(hi, a);
-          if (!(bl <= bu + 1e-12)) log.fail(ctx + " at alpha=" + fmt(a) + ": lower " + fmt(bl) + " > upper " + fmt(bu));
+          if (!(bl <= bu + 1e-12))
+            log.fail(ctx + " at alpha=" + fmt(a) + ": lower " + fmt(bl) + " > upper " + fmt(bu));
           guarded(log, "subsample_beta " + ctx, [&] {
             const double b = subsample_beta(f, p, a);
             check_prob(log, "subsample_beta " + ctx + " at alpha=" + fmt(a), b);
@@ -562,7 +599,8 @@ TEST(ExtremeSweep, MechanismGuarantees) {
         bool first = true;
         bool replaced = false;
         for (const auto& kv : base.values) {
-          t += (first ? "" : ",") + kv.first + "=" + (kv.first == p.key ? (replaced = true, fmt(v)) : kv.second);
+          t += (first ? "" : ",") + kv.first + "=" +
+               (kv.first == p.key ? (replaced = true, fmt(v)) : kv.second);
           first = false;
         }
         if (!replaced) t += (first ? "" : ",") + p.key + "=" + fmt(v);
@@ -619,19 +657,20 @@ TEST(ExtremeSweep, NearIdentityCompositionsAnswer) {
       // the subsampled Gaussian; q^2 chi^2(Laplace b = 1) < q^2 for the
       // subsampled Laplace)
       const interval e = c.epsilon(0.01);
-      if (e.lower > 0) log.fail(std::string(s) + ": epsilon(0.01) lower " + fmt(e.lower) + " > 0 (the truth is 0)");
+      if (e.lower > 0)
+        log.fail(std::string(s) + ": epsilon(0.01) lower " + fmt(e.lower) +
+                 " > 0 (the truth is 0)");
     });
   }
   if (!quick()) {
     with_deadline(log, "group slow", [&log] {
-      const tradeoff_bracket g =
-          group(std::vector<spec>{parse_spec("subsampled-gaussian:sigma=1.1,q=1e-9,times=1000")}, 2);
+      const tradeoff_bracket g = group(
+          std::vector<spec>{parse_spec("subsampled-gaussian:sigma=1.1,q=1e-9,times=1000")}, 2);
       query_all(log, "group slow", g);
     });
   }
   log.report("near-identity compositions");
 }
-
 
 // Issues the sweep found that are fixed: kept as regression tests.
 TEST(ExtremeSweep, FixedEngineIssues) {
@@ -645,7 +684,8 @@ TEST(ExtremeSweep, FixedEngineIssues) {
     const composition c = compose({parse_spec("epsdelta:eps=1e-4,delta=1e-300,times=10000000")});
     const double a = 1 - 1e-10;
     const interval b = c.beta(a);
-    if (b.lower > 1.0 - a + 1e-12) log.fail("beta(1 - 1e-10) lower " + fmt(b.lower) + " > 1 - alpha");
+    if (b.lower > 1.0 - a + 1e-12)
+      log.fail("beta(1 - 1e-10) lower " + fmt(b.lower) + " > 1 - alpha");
   });
   // (lib/src/budget/subsample.cpp, not the engine) C_1(G_100) polygon
   //    bracket at alpha = 0 is [0, 1e-15]; the truth is G_100(0) = 1: the
@@ -665,9 +705,11 @@ TEST(ExtremeSweep, FixedEngineIssues) {
   with_deadline(log, "epsilon(0)", [&log] {
     compose_options o;
     o.delta_hint = 0.0;  // (tunes at the default 1e-5 since a47c435)
-    const composition c = compose({parse_spec("subsampled-gaussian:sigma=1.1,q=0.004267,times=100")}, o);
+    const composition c =
+        compose({parse_spec("subsampled-gaussian:sigma=1.1,q=0.004267,times=100")}, o);
     const interval e = c.epsilon(0.0);
-    if (e.upper != kInf) log.fail("epsilon(0) upper " + fmt(e.upper) + " is finite; the truth is +inf");
+    if (e.upper != kInf)
+      log.fail("epsilon(0) upper " + fmt(e.upper) + " is finite; the truth is +inf");
   });
   // The same compositions against mpmath (tests/golden/gen_kfold_tail.py):
   // beta at alpha = 1 - 1e-6 and 0.3 to 1e-9 relative (near alpha = 1 the
@@ -683,7 +725,8 @@ TEST(ExtremeSweep, FixedEngineIssues) {
                          row{"epsdelta:eps=1e-4,times=10000", 0.999999, 9.5168506676519783e-7},
                          row{"epsdelta:eps=1e-4,times=10000", 0.3, 0.69651409416273544}}) {
       const interval b = compose({parse_spec(r.spec)}).beta(r.alpha);
-      if (std::fabs(b.lower - r.beta) > 1e-9 * r.beta || std::fabs(b.upper - r.beta) > 1e-9 * r.beta)
+      if (std::fabs(b.lower - r.beta) > 1e-9 * r.beta ||
+          std::fabs(b.upper - r.beta) > 1e-9 * r.beta)
         log.fail(std::string(r.spec) + " beta(" + fmt(r.alpha) + ") = [" + fmt(b.lower) + ", " +
                  fmt(b.upper) + "], mpmath " + fmt(r.beta));
     }

@@ -39,8 +39,10 @@ double bisect_smallest(const std::string& base, const std::string& key, double t
   EXPECT_LE(eps_at(with(base, key, hi), delta, 3e-4).upper, target);
   for (int i = 0; i < 30 && hi / lo - 1 > 5e-5; ++i) {
     const double mid = std::sqrt(lo * hi);
-    if (eps_at(with(base, key, mid), delta, 3e-4).upper <= target) hi = mid;
-    else lo = mid;
+    if (eps_at(with(base, key, mid), delta, 3e-4).upper <= target)
+      hi = mid;
+    else
+      lo = mid;
   }
   return hi;
 }
@@ -65,11 +67,13 @@ TEST(Calibrate, LaplaceBMeetsTargetAndIsWithinTenthPercent) {
   // meets the target, recomputed independently
   EXPECT_LE(eps_at(with("laplace:times=100", "b", r.value), delta, 5e-4).upper, target);
   EXPECT_LE(r.epsilon.upper, target);
-  const double ref = bisect_smallest("laplace:times=100", "b", target, delta, r.value * 0.97, r.value * 1.03);
+  const double ref =
+      bisect_smallest("laplace:times=100", "b", target, delta, r.value * 0.97, r.value * 1.03);
   EXPECT_LE(std::fabs(r.value / ref - 1.0), kWithin) << "value " << r.value << " bisection " << ref;
   // the certified gap: a point within 0.1% below is certainly infeasible
   EXPECT_LE(r.certified_gap, kWithin);
-  EXPECT_GT(eps_at(with("laplace:times=100", "b", r.value / (1 + kWithin)), delta, 2e-4).lower, target);
+  EXPECT_GT(eps_at(with("laplace:times=100", "b", r.value / (1 + kWithin)), delta, 2e-4).lower,
+            target);
 }
 
 TEST(Calibrate, DpSgdSigmaMeetsTargetAndIsWithinTenthPercent) {
@@ -120,20 +124,25 @@ TEST(Calibrate, WithFixedCompanions) {
   const calibration_result r = calibrate("gaussian", "sigma", 2.0, 1e-5, {"laplace:b=2"});
   compose_options o;
   o.delta_hint = 1e-5;
-  const interval e = compose({parse_spec(with("gaussian:times=1", "sigma", r.value)), parse_spec("laplace:b=2")}, o)
-                         .epsilon(1e-5);
+  const interval e =
+      compose({parse_spec(with("gaussian:times=1", "sigma", r.value)), parse_spec("laplace:b=2")},
+              o)
+          .epsilon(1e-5);
   EXPECT_LE(e.upper, 2.0);
 }
 
 TEST(Calibrate, BadInput) {
-  EXPECT_THROW(calibrate("gaussian:times=10", "b", 1.0, 1e-5), std::invalid_argument);        // wrong param
-  EXPECT_THROW(calibrate("gaussian:sigma=1", "sigma", 1.0, 1e-5), std::invalid_argument);     // already set
-  EXPECT_THROW(calibrate("nosuch:x=1", "sigma", 1.0, 1e-5), std::invalid_argument);           // unknown spec
-  EXPECT_THROW(calibrate("id", "sigma", 1.0, 1e-5), std::invalid_argument);                   // nothing to solve
-  EXPECT_THROW(calibrate("gaussian", "sigma", 0.0, 1e-5), std::invalid_argument);             // eps
-  EXPECT_THROW(calibrate("gaussian", "sigma", 1.0, 0.0), std::invalid_argument);              // delta
+  EXPECT_THROW(calibrate("gaussian:times=10", "b", 1.0, 1e-5),
+               std::invalid_argument);  // wrong param
+  EXPECT_THROW(calibrate("gaussian:sigma=1", "sigma", 1.0, 1e-5),
+               std::invalid_argument);                                               // already set
+  EXPECT_THROW(calibrate("nosuch:x=1", "sigma", 1.0, 1e-5), std::invalid_argument);  // unknown spec
+  EXPECT_THROW(calibrate("id", "sigma", 1.0, 1e-5), std::invalid_argument);  // nothing to solve
+  EXPECT_THROW(calibrate("gaussian", "sigma", 0.0, 1e-5), std::invalid_argument);  // eps
+  EXPECT_THROW(calibrate("gaussian", "sigma", 1.0, 0.0), std::invalid_argument);   // delta
   EXPECT_THROW(calibrate("gaussian", "sigma", 1.0, 1e-5, {"bad spec"}), std::invalid_argument);
-  EXPECT_THROW(calibrate("gaussian:foo=1", "sigma", 1.0, 1e-5), std::invalid_argument);       // unknown key
+  EXPECT_THROW(calibrate("gaussian:foo=1", "sigma", 1.0, 1e-5),
+               std::invalid_argument);  // unknown key
   // no value meets the target: the fixed companion alone exceeds it
   EXPECT_THROW(calibrate("gaussian", "sigma", 0.5, 1e-5, {"laplace:b=1"}), std::invalid_argument);
   // even one application exceeds the target

@@ -1,7 +1,7 @@
 // Tests for fdp/budget/dpsgd.hpp: the certified brackets against the
-// published reference answers of the accounting scenarios (bench/scenarios.sh) (S3a, S3b), Bu, Dong,
-// Long & Su's published CLT examples, the refusal of uncertifiable
-// combinations, the without-replacement route, and bad input.
+// published reference answers of the accounting scenarios (bench/scenarios.sh) (S3a, S3b), Bu,
+// Dong, Long & Su's published CLT examples, the refusal of uncertifiable combinations, the
+// without-replacement route, and bad input.
 #include "fdp/budget/dpsgd.hpp"
 
 #include <gtest/gtest.h>
@@ -17,13 +17,14 @@ struct scenario {
   const char* id;
   double q, sigma;
   std::int64_t T;
-  double ref_lo, ref_hi;   // accounting.md "reference" interval (truth inside)
-  double clt_eps;          // the GDP-CLT column
+  double ref_lo, ref_hi;  // accounting.md "reference" interval (truth inside)
+  double clt_eps;         // the GDP-CLT column
 };
 
 TEST(Dpsgd, ScenarioReferencesAreInsideTheBracket) {
-  for (const scenario& s : {scenario{"S3a", 256.0 / 60000.0, 1.1, 14062, 2.367535, 2.381598, 2.3243},
-                            scenario{"S3b", 0.01, 0.8, 10000, 10.043635, 10.053635, 9.641}}) {
+  for (const scenario& s :
+       {scenario{"S3a", 256.0 / 60000.0, 1.1, 14062, 2.367535, 2.381598, 2.3243},
+        scenario{"S3b", 0.01, 0.8, 10000, 10.043635, 10.053635, 9.641}}) {
     dpsgd_config c;
     c.q = s.q;
     c.sigma = s.sigma;
@@ -66,7 +67,8 @@ TEST(Dpsgd, BuDongLongSuPublishedExamples) {
 }
 
 TEST(Dpsgd, UniformCltFormulaIsTheOneOfBuEtAl) {
-  // gdp_accountant's compute_muU: sqrt(2) c sqrt(e^{s^-2} Phi(1.5/s) + 3 Phi(-0.5/s) - 2), c = p sqrt(T)
+  // gdp_accountant's compute_muU: sqrt(2) c sqrt(e^{s^-2} Phi(1.5/s) + 3 Phi(-0.5/s) - 2), c = p
+  // sqrt(T)
   const double p = 256.0 / 60000.0, s = 1.3;
   const std::int64_t T = 3516;
   const double want = std::sqrt(2.0) * p * std::sqrt(double(T)) *
@@ -88,10 +90,12 @@ TEST(Dpsgd, RefusesWhatItCannotCertify) {
   c.sampling = sampling_scheme::without_replacement;
   c.neighbours = neighbour_relation::add_remove;
   EXPECT_THROW(account_dpsgd(c), std::invalid_argument);
-  for (auto s : {sampling_scheme::shuffle, sampling_scheme::poisson, sampling_scheme::without_replacement})
+  for (auto s :
+       {sampling_scheme::shuffle, sampling_scheme::poisson, sampling_scheme::without_replacement})
     for (auto n : {neighbour_relation::add_remove, neighbour_relation::replace_one}) {
-      const bool ok = (s == sampling_scheme::poisson && n == neighbour_relation::add_remove) ||
-                      (s == sampling_scheme::without_replacement && n == neighbour_relation::replace_one);
+      const bool ok =
+          (s == sampling_scheme::poisson && n == neighbour_relation::add_remove) ||
+          (s == sampling_scheme::without_replacement && n == neighbour_relation::replace_one);
       EXPECT_EQ(dpsgd_refusal(s, n).empty(), ok);
     }
 }

@@ -55,9 +55,15 @@ TEST(IncrementalPld, AgreesWithComposeAndTheScenarioReferences) {
   };
   const std::vector<c> cases = {
       {{"laplace:b=10,times=100"}, 1e-6, 4.692646, 4.692667},
-      {{"subsampled-gaussian:sigma=1.1,q=0.0042666666666666667,times=14062"}, 1e-5, 2.367535, 2.381598},
-      {{"gaussian:sigma=2,times=50", "laplace:b=5,times=50", "subsampled-gaussian:sigma=1,q=0.01,times=50"},
-       1e-5, 22.671560, 22.671647},
+      {{"subsampled-gaussian:sigma=1.1,q=0.0042666666666666667,times=14062"},
+       1e-5,
+       2.367535,
+       2.381598},
+      {{"gaussian:sigma=2,times=50", "laplace:b=5,times=50",
+        "subsampled-gaussian:sigma=1,q=0.01,times=50"},
+       1e-5,
+       22.671560,
+       22.671647},
       {{"epsdelta:eps=0.1,delta=1e-6,times=100"}, 1e-3, 3.1452818981, 3.1452818981},
   };
   for (const auto& k : cases) {
@@ -90,10 +96,12 @@ TEST(IncrementalPld, FineGridsBookTheSplitsRoundingAsShifts) {
     ip.add("sg", law, 40000);  // a second batch of the same group
     const interval e = ip.epsilon(1e-5);
     compose_options o;
-    const interval c = compose({parse_spec("subsampled-gaussian:sigma=5,q=0.001,times=100000")}, o).epsilon(1e-5);
-    EXPECT_TRUE(overlaps(e, c)) << "h=" << h << " [" << e.lower << ", " << e.upper << "] vs [" << c.lower << ", "
-                                << c.upper << "]";
-    EXPECT_LT((e.upper - e.lower) / e.upper, 0.005) << "h=" << h << " [" << e.lower << ", " << e.upper << "]";
+    const interval c =
+        compose({parse_spec("subsampled-gaussian:sigma=5,q=0.001,times=100000")}, o).epsilon(1e-5);
+    EXPECT_TRUE(overlaps(e, c)) << "h=" << h << " [" << e.lower << ", " << e.upper << "] vs ["
+                                << c.lower << ", " << c.upper << "]";
+    EXPECT_LT((e.upper - e.lower) / e.upper, 0.005)
+        << "h=" << h << " [" << e.lower << ", " << e.upper << "]";
   }
 }
 
@@ -103,7 +111,8 @@ TEST(IncrementalPld, BracketsTheExactCompositions) {
   // epsilon and delta brackets must contain the exact values (the ledger's
   // grid, tails and error bounds are its own, not compose()'s).
   const auto t = test::load_golden("compose_golden.csv");
-  const auto cs = t.column("specs"), cq = t.column("query"), cx = t.column("x"), cv = t.column("value");
+  const auto cs = t.column("specs"), cq = t.column("query"), cx = t.column("x"),
+             cv = t.column("value");
   // FDP_LEDGER_GOLDEN_ALL=1: all 173 ledgers (774 checks, 0 misses at 896dee1).
   const bool all = std::getenv("FDP_LEDGER_GOLDEN_ALL") != nullptr;
   std::map<std::string, std::unique_ptr<accountant>> ledgers;
@@ -134,7 +143,8 @@ TEST(IncrementalPld, BracketsTheExactCompositions) {
     ++checks;
     if (!(b.lower <= v + slack && v - slack <= b.upper)) {
       ++misses;
-      ADD_FAILURE() << r[cs] << " " << r[cq] << "(" << x << "): [" << b.lower << ", " << b.upper << "] misses " << v;
+      ADD_FAILURE() << r[cs] << " " << r[cq] << "(" << x << "): [" << b.lower << ", " << b.upper
+                    << "] misses " << v;
     }
   }
   std::cout << "[soundness] ledger vs exact compositions: " << checks << " checks over " << recorded
@@ -145,7 +155,8 @@ TEST(IncrementalPld, BracketsTheExactCompositions) {
 TEST(IncrementalPld, OneAtATimeEqualsAllAtOnce) {
   // 300 mixed mechanisms added one by one vs the same counts composed at once
   const std::vector<std::string> pool = {"laplace:b=50", "gaussian:sigma=20", "epsdelta:eps=0.01",
-                                         "subsampled-gaussian:sigma=1,q=0.01", "subsampled-laplace:b=2,q=0.05"};
+                                         "subsampled-gaussian:sigma=1,q=0.01",
+                                         "subsampled-laplace:b=2,q=0.05"};
   std::mt19937_64 rng(7);
   accountant a(20.0, 1e-6);
   std::vector<int> counts(pool.size(), 0);
@@ -160,7 +171,8 @@ TEST(IncrementalPld, OneAtATimeEqualsAllAtOnce) {
   compose_options o;
   o.delta_hint = 1e-6;
   const interval c = compose(sp, o).epsilon(1e-6), e = a.spent();
-  EXPECT_TRUE(overlaps(e, c)) << "[" << e.lower << ", " << e.upper << "] vs [" << c.lower << ", " << c.upper << "]";
+  EXPECT_TRUE(overlaps(e, c)) << "[" << e.lower << ", " << e.upper << "] vs [" << c.lower << ", "
+                              << c.upper << "]";
   EXPECT_EQ(a.applications(), 300);
   EXPECT_EQ(a.groups(), pool.size());
   // delta(eps) brackets are consistent with epsilon(delta)
@@ -177,7 +189,8 @@ TEST(IncrementalPld, BatchBuildsGroupsInParallelLikeOneAtATime) {
   for (int i = 0; i < 40; ++i) {
     const double mu = 0.05 + 0.004 * i;
     const std::int64_t n = 1 + i % 3;
-    items.push_back({"g" + std::to_string(i), std::shared_ptr<const loss_law>(make_law(tradeoff(gaussian(mu)))), n});
+    items.push_back({"g" + std::to_string(i),
+                     std::shared_ptr<const loss_law>(make_law(tradeoff(gaussian(mu)))), n});
     mu2 += static_cast<double>(n) * mu * mu;
   }
   items.push_back({"g7", items[7].law, 5});
@@ -197,7 +210,8 @@ TEST(IncrementalPld, BatchBuildsGroupsInParallelLikeOneAtATime) {
   // an asymmetric group arriving in a batch switches on both orders
   incremental_pld mixed(2e-3);
   auto with_asym = items;
-  with_asym.push_back({"sg", std::shared_ptr<const loss_law>(subsampled_gaussian_law(1.0, 1.0, 0.05)), 20});
+  with_asym.push_back(
+      {"sg", std::shared_ptr<const loss_law>(subsampled_gaussian_law(1.0, 1.0, 0.05)), 20});
   mixed.add_batch(with_asym);
   EXPECT_TRUE(mixed.both_orders());
   EXPECT_GE(mixed.epsilon(1e-5).lower, b.lower);
@@ -226,7 +240,8 @@ TEST(IncrementalPld, MassAtInfinityIsNotShrunkByRounding) {
   // mass was (fin + inf)^n - fin^n with fin + inf = 1 - u computed, which
   // can read 1 - n u (below the truth, in an upper bound).
   incremental_pld ip(0.2);
-  ip.add("ed", std::shared_ptr<const loss_law>(make_law(tradeoff(eps_delta(1.0, 1e-5)))), 100000000LL);
+  ip.add("ed", std::shared_ptr<const loss_law>(make_law(tradeoff(eps_delta(1.0, 1e-5)))),
+         100000000LL);
   for (double eps : {0.0, 5.0, 1e10}) {
     const interval d = ip.delta(eps);
     EXPECT_EQ(d.upper, 1.0) << eps;
@@ -243,7 +258,8 @@ TEST(IncrementalPld, MassFoldedIntoInfinityKeepsItsErrorBound) {
   // Exactness (no margin) holds only when nothing was folded.
   const double q0 = 1.0 - 1e-5, d = 1.0 - q0, q1 = 1e-30;
   const std::vector<loss_atom> atoms{{0.0, q0, q0}, {30.0, q1 * std::exp(-30.0), q1}};
-  auto law = std::shared_ptr<const loss_law>(discrete_law(atoms, 1.0 - q0 - atoms[1].p, d, false, "far atom"));
+  auto law = std::shared_ptr<const loss_law>(
+      discrete_law(atoms, 1.0 - q0 - atoms[1].p, d, false, "far atom"));
   incremental_pld ip(0.05);
   ip.add("far", law, 1);
   for (double eps : {9.0, 12.0, 20.0}) {
@@ -266,13 +282,25 @@ TEST(IncrementalPld, MassFoldedIntoInfinityKeepsItsErrorBound) {
 // and a save/load gives the same answer. 1,500 adds by default (CI);
 // FDP_LEDGER_TEST_ADDS=10000 runs the full target.
 TEST(Accountant, ManyHeterogeneousAddsStayCertified) {
-  const std::vector<std::string> pool = {
-      "laplace:b=50", "laplace:b=100", "laplace:b=200", "laplace:b=400", "laplace:b=800",
-      "gaussian:sigma=20", "gaussian:sigma=40", "gaussian:sigma=80", "gaussian:sigma=160",
-      "epsdelta:eps=0.005", "epsdelta:eps=0.01", "epsdelta:eps=0.02", "epsdelta:eps=0.01,delta=1e-9",
-      "epsdelta:eps=0.005,delta=1e-10", "subsampled-gaussian:sigma=1,q=0.001",
-      "subsampled-gaussian:sigma=1.5,q=0.001", "subsampled-gaussian:sigma=1,q=0.002",
-      "subsampled-gaussian:sigma=1.5,q=0.002", "subsampled-laplace:b=2,q=0.01"};
+  const std::vector<std::string> pool = {"laplace:b=50",
+                                         "laplace:b=100",
+                                         "laplace:b=200",
+                                         "laplace:b=400",
+                                         "laplace:b=800",
+                                         "gaussian:sigma=20",
+                                         "gaussian:sigma=40",
+                                         "gaussian:sigma=80",
+                                         "gaussian:sigma=160",
+                                         "epsdelta:eps=0.005",
+                                         "epsdelta:eps=0.01",
+                                         "epsdelta:eps=0.02",
+                                         "epsdelta:eps=0.01,delta=1e-9",
+                                         "epsdelta:eps=0.005,delta=1e-10",
+                                         "subsampled-gaussian:sigma=1,q=0.001",
+                                         "subsampled-gaussian:sigma=1.5,q=0.001",
+                                         "subsampled-gaussian:sigma=1,q=0.002",
+                                         "subsampled-gaussian:sigma=1.5,q=0.002",
+                                         "subsampled-laplace:b=2,q=0.01"};
   int n = 1500;
   if (const char* env = std::getenv("FDP_LEDGER_TEST_ADDS")) n = std::max(1, std::atoi(env));
   std::mt19937_64 rng(42);
@@ -287,7 +315,8 @@ TEST(Accountant, ManyHeterogeneousAddsStayCertified) {
     o.delta_hint = 1e-6;
     const interval c = compose(sp, o).epsilon(1e-6), e = a.spent();
     EXPECT_LE(e.lower, e.upper);
-    EXPECT_TRUE(overlaps(e, c)) << "[" << e.lower << ", " << e.upper << "] vs [" << c.lower << ", " << c.upper << "]";
+    EXPECT_TRUE(overlaps(e, c)) << "[" << e.lower << ", " << e.upper << "] vs [" << c.lower << ", "
+                                << c.upper << "]";
     if (!a.rebuilding()) EXPECT_LE((e.upper - e.lower) / std::max(e.upper, 1.0), 5e-3);
   };
   int next_check = 1;
@@ -357,7 +386,8 @@ TEST(Accountant, MassAtInfiniteLossOverTheBudgetIsRefusedWithoutComposing) {
   accountant a(5.0, 1e-5);
   a.add("gdp:mu=0.5");
   EXPECT_EQ(a.infinite_loss_mass(), 0.0);
-  EXPECT_NEAR(a.infinite_loss_mass("epsdelta:eps=0.5,delta=1e-3,times=10"), 1 - std::pow(1 - 1e-3, 10), 1e-15);
+  EXPECT_NEAR(a.infinite_loss_mass("epsdelta:eps=0.5,delta=1e-3,times=10"),
+              1 - std::pow(1 - 1e-3, 10), 1e-15);
   EXPECT_FALSE(a.can_afford("epsdelta:eps=1,delta=1e-5,times=100000000"));
   EXPECT_FALSE(a.can_afford("epsdelta:eps=0.001,delta=2.1e-6,times=5"));  // mass 1.05e-5
   // mass 1e-5 - 4e-11: the G_0.5 part must fit in the remaining 4e-11, at a
@@ -416,8 +446,8 @@ TEST(Accountant, SaveLoadRoundTrip) {
   const std::string csv = tmp_path("curve.csv");
   spit(csv, "alpha,beta\n0,1\n0.01,0.6\n0.1,0.3\n0.5,0.05\n1,0\n");
   accountant a(8.0, 1e-6);
-  for (const char* s : {"laplace:b=20,times=7", "subsampled-gaussian:sigma=1.2,q=0.01,times=300", "id",
-                        "epsdelta:eps=0.05,delta=1e-9,times=10"})
+  for (const char* s : {"laplace:b=20,times=7", "subsampled-gaussian:sigma=1.2,q=0.01,times=300",
+                        "id", "epsdelta:eps=0.05,delta=1e-9,times=10"})
     a.add(s);
   a.add("curve:file=" + csv);
   a.save(p);
@@ -476,10 +506,12 @@ TEST(Accountant, CorruptionIsDetected) {
   t.replace(t.find("\"epsilon\": 4"), 12, "\"epsilon\": 9");
   expect_rejected(t, "checksum mismatch");
   t = good;
-  t.erase(t.find(",\n    {\"spec\": \"gaussian"), std::string("\n    {\"spec\": \"gaussian:sigma=5\"}").size() + 1);
+  t.erase(t.find(",\n    {\"spec\": \"gaussian"),
+          std::string("\n    {\"spec\": \"gaussian:sigma=5\"}").size() + 1);
   expect_rejected(t, "checksum mismatch");
   // truncation at many points
-  for (std::size_t cut : {std::size_t(0), std::size_t(1), good.size() / 3, good.size() / 2, good.size() - 3}) {
+  for (std::size_t cut :
+       {std::size_t(0), std::size_t(1), good.size() / 3, good.size() / 2, good.size() - 3}) {
     expect_rejected(good.substr(0, cut), "not a valid ledger");
   }
   // structure

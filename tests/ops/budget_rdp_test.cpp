@@ -25,7 +25,8 @@ double renyi(F log_ratio, G log_p, std::vector<double> cuts, double alpha) {
   auto g = [&](double x) { return alpha * log_ratio(x) + log_p(x); };
   double M = -1e300;
   for (std::size_t i = 0; i + 1 < cuts.size(); ++i)
-    for (int j = 0; j <= 2000; ++j) M = std::max(M, g(cuts[i] + (cuts[i + 1] - cuts[i]) * j / 2000.0));
+    for (int j = 0; j <= 2000; ++j)
+      M = std::max(M, g(cuts[i] + (cuts[i + 1] - cuts[i]) * j / 2000.0));
   double I = 0.0;
   for (std::size_t i = 0; i + 1 < cuts.size(); ++i)
     I += boost::math::quadrature::gauss_kronrod<double, 61>::integrate(
@@ -42,8 +43,8 @@ TEST(Rdp, GaussianAndLaplaceClosedFormsAgainstQuadrature) {
       const double g = renyi([mu](double x) { return mu * x - 0.5 * mu * mu; }, log_std_normal,
                              {-60.0, a * mu - 30, a * mu + 30, a * mu + 60}, a);
       EXPECT_NEAR(rdp_gaussian(mu, a) / g, 1.0, 1e-9) << "mu=" << mu << " a=" << a;
-      const double l = renyi([mu](double x) { return std::fabs(x) - std::fabs(x - mu); }, log_std_laplace,
-                             {-80.0, 0.0, mu, 80.0}, a);
+      const double l = renyi([mu](double x) { return std::fabs(x) - std::fabs(x - mu); },
+                             log_std_laplace, {-80.0, 0.0, mu, 80.0}, a);
       EXPECT_NEAR(rdp_laplace(mu, a) / l, 1.0, 1e-8) << "mu=" << mu << " a=" << a;
     }
   }
@@ -68,7 +69,8 @@ TEST(Rdp, SampledGaussianAgainstQuadratureBothOrders) {
           return std::log1p(q * std::expm1(u));
         };
         const double fwd = renyi(lr, log_std_normal, {-40.0, 0.0, 40.0, 40 + 2 * a / s}, a);
-        EXPECT_NEAR(rdp_subsampled_gaussian(s, q, a) / fwd, 1.0, 1e-8) << "s=" << s << " q=" << q << " a=" << a;
+        EXPECT_NEAR(rdp_subsampled_gaussian(s, q, a) / fwd, 1.0, 1e-8)
+            << "s=" << s << " q=" << q << " a=" << a;
         // the reverse order D_a(P || Q), integrated under Q, is not larger
         auto log_q = [s, q](double z) {
           const double u = (2 * z * s - 1) / (2 * s * s);
@@ -86,7 +88,8 @@ TEST(Rdp, SampledGaussianAgainstQuadratureBothOrders) {
 TEST(Rdp, ScenarioColumn) {
   // accounting.md, "RDP upper": S3a 2.597, S1 96.12 (Google's RDP accountant,
   // improved conversion, its own order list)
-  const auto s3a = rdp_account({parse_spec("subsampled-gaussian:sigma=1.1,q=0.0042666666666666667,times=14062")}, 1e-5);
+  const auto s3a = rdp_account(
+      {parse_spec("subsampled-gaussian:sigma=1.1,q=0.0042666666666666667,times=14062")}, 1e-5);
   ASSERT_TRUE(s3a.applicable);
   EXPECT_NEAR(s3a.improved.eps, 2.597, 2e-3);
   const auto s1 = rdp_account({parse_spec("gaussian:sigma=1,times=100")}, 1e-5);
@@ -94,8 +97,10 @@ TEST(Rdp, ScenarioColumn) {
   // RDP is an upper bound: never below the certified lower end
   compose_options o;
   o.delta_hint = 1e-5;
-  const double lo = compose({parse_spec("subsampled-gaussian:sigma=1.1,q=0.0042666666666666667,times=14062")}, o)
-                        .epsilon(1e-5).lower;
+  const double lo =
+      compose({parse_spec("subsampled-gaussian:sigma=1.1,q=0.0042666666666666667,times=14062")}, o)
+          .epsilon(1e-5)
+          .lower;
   EXPECT_GE(s3a.improved.eps, lo);
   EXPECT_LE(s3a.improved.eps, s3a.standard.eps);
 }

@@ -18,9 +18,9 @@
 namespace fdp {
 namespace {
 
-constexpr double kPolyTol = 1e-12;   // exact polygon operations (rounding only)
-constexpr double kClosedTol = 1e-12; // subsample_beta root find
-constexpr double kBracketGap = 2e-4; // tangent/chord bracket at 2000 points
+constexpr double kPolyTol = 1e-12;    // exact polygon operations (rounding only)
+constexpr double kClosedTol = 1e-12;  // subsample_beta root find
+constexpr double kBracketGap = 2e-4;  // tangent/chord bracket at 2000 points
 
 std::vector<double> alphas() {
   std::vector<double> a;
@@ -30,8 +30,9 @@ std::vector<double> alphas() {
 }
 
 TEST(Subsample, ClosedFormInsideTheBracketForGaussianAndLaplace) {
-  for (const tradeoff& f : {tradeoff(gaussian(0.5)), tradeoff(gaussian(1.0)), tradeoff(gaussian(3.0)),
-                            tradeoff(laplace(0.3)), tradeoff(laplace(2.0))}) {
+  for (const tradeoff& f :
+       {tradeoff(gaussian(0.5)), tradeoff(gaussian(1.0)), tradeoff(gaussian(3.0)),
+        tradeoff(laplace(0.3)), tradeoff(laplace(2.0))}) {
     for (double p : {0.01, 0.1, 0.5, 0.9}) {
       const curve_bracket br = subsample(f, p, 2000);
       double gap = 0.0;
@@ -104,7 +105,8 @@ TEST(Subsample, OperatorProperties) {
 
 TEST(Subsample, MonotoneInF) {
   // G_1 >= G_2 pointwise, so C_p(G_1) >= C_p(G_2)
-  const auto a = subsample(tradeoff(gaussian(1.0)), 0.2), b = subsample(tradeoff(gaussian(2.0)), 0.2);
+  const auto a = subsample(tradeoff(gaussian(1.0)), 0.2),
+             b = subsample(tradeoff(gaussian(2.0)), 0.2);
   EXPECT_TRUE(dominates(tradeoff(a.lower), tradeoff(b.upper), 1e-12));
 }
 
@@ -128,11 +130,13 @@ TEST(Subsample, OneStepEqualsTheEnginesPoissonSubsampledGaussian) {
   // F = T(N(0,s^2), (1-q) N(0,s^2) + q N(1,s^2)) = q G_{1/s} + (1-q) Id, i.e.
   // C_q(G_{1/s}) exactly (subsample.hpp). Both are certified: the closed form
   // must lie inside the engine's bracket.
-  for (const auto& [sigma, q] : std::vector<std::pair<double, double>>{{1.0, 0.01}, {0.8, 0.1}, {2.0, 0.5}}) {
+  for (const auto& [sigma, q] :
+       std::vector<std::pair<double, double>>{{1.0, 0.01}, {0.8, 0.1}, {2.0, 0.5}}) {
     compose_options o;
     o.tolerance = 1e-4;
     const composition c = compose({parse_spec("subsampled-gaussian:sigma=" + std::to_string(sigma) +
-                                              ",q=" + std::to_string(q))}, o);
+                                              ",q=" + std::to_string(q))},
+                                  o);
     for (double a : {1e-6, 1e-4, 0.01, 0.05, 0.2, 0.4, 0.6, 0.9}) {
       const double x = subsample_beta(tradeoff(gaussian(1.0 / sigma)), q, a);
       const interval b = c.beta(a);

@@ -257,7 +257,8 @@ TEST(CltFunctionals, NarrowSubsampledGaussiansFinish) {
   EXPECT_NEAR(f.kl, 0.00903073171883479244, 1e-9 * 0.00903073171883479244);
   for (double s : {0.12, 0.3}) {
     const clt_functionals g = functionals_numeric(*subsampled_gaussian_law(s, 1.0, 0.01));
-    EXPECT_TRUE(std::isfinite(g.kl) && g.kl > 0 && std::isfinite(g.kappa3bar) && g.kappa3bar > 0) << s;
+    EXPECT_TRUE(std::isfinite(g.kl) && g.kl > 0 && std::isfinite(g.kappa3bar) && g.kappa3bar > 0)
+        << s;
   }
 }
 

@@ -35,8 +35,10 @@ TEST(ComposeMemory, CoarsenedGridsBracketTheTruth) {
   const composition c = compose(specs_of({"gdp:mu=1e-6", "gdp:mu=1"}), o);
   EXPECT_EQ(c.grid_limited(), composition::grid_limit::coarsened);
   const double mu = std::sqrt(1 + 1e-12);
-  for (double d : {1e-5, 1e-10}) expect_contains(c.epsilon(d), gdp_eps(mu, d), "epsilon at " + std::to_string(d));
-  for (double e : {0.0, 1.0, 3.0}) expect_contains(c.delta(e), gdp_delta(mu, e), "delta at " + std::to_string(e));
+  for (double d : {1e-5, 1e-10})
+    expect_contains(c.epsilon(d), gdp_eps(mu, d), "epsilon at " + std::to_string(d));
+  for (double e : {0.0, 1.0, 3.0})
+    expect_contains(c.delta(e), gdp_delta(mu, e), "delta at " + std::to_string(e));
   const interval m = c.mu();
   EXPECT_LE(m.lower, mu);
   EXPECT_GE(m.upper, mu);

@@ -232,7 +232,8 @@ TEST(ComposeGolden, TiltedCompositionAtSmallDelta) {
     o.delta_hint = std::max(d, 10 * total_delta(specs));
     const composition c = compose(specs, o);
     ++rows_used;
-    const std::string ctx = r.id + " [" + cli_specs(r.specs) + "] pld, delta_hint=" + std::to_string(o.delta_hint);
+    const std::string ctx =
+        r.id + " [" + cli_specs(r.specs) + "] pld, delta_hint=" + std::to_string(o.delta_hint);
     check_golden_row(chk, r, c, ctx);
     if (r.query == "eps" && std::isfinite(r.value) && r.value > 0.05) {
       const interval b = c.epsilon(r.x);
@@ -376,8 +377,10 @@ struct mix_truth {
     // and the search refines both intervals beside the best point)
     // (for large mu the informative eps are near mu^2/2: seed 2 case 315,
     // mu 17.6, has delta(eps) within 1e-16 of 1 all over [0, 60])
-    const double top = std::isfinite(loss_max()) ? loss_max()
-                                                 : std::max(60.0, 0.5 * mu * mu + 12.0 * mu + eps0 * static_cast<double>(k));
+    const double top =
+        std::isfinite(loss_max())
+            ? loss_max()
+            : std::max(60.0, 0.5 * mu * mu + 12.0 * mu + eps0 * static_cast<double>(k));
     // (where delta(eps) is near or below double underflow, ~1e-280 and less,
     // gdp_mu of its few remaining bits is noise: seed 14 case 222, G_0.8398
     // (x) f_{0.005,0}, read 0.840317 there against 0.8398185 (mpmath, 50
@@ -807,10 +810,12 @@ TEST(ComposeStaged, LongRepetitionsBracketTheTruth) {
   // f_{eps0,0} terms (mix_truth), on both sides of every query.
   // FDP_SWEEP_SEED=S and FDP_STAGED_CASES=N run another / a longer sweep
   // (scripts/soundness_sweep.sh); CI runs 24 cases of the default seed.
-  const std::uint64_t seed = std::getenv("FDP_SWEEP_SEED")
-                                 ? 0x57a6edULL + std::strtoull(std::getenv("FDP_SWEEP_SEED"), nullptr, 0)
-                                 : 0x57a6edULL;
-  const int cases = std::getenv("FDP_STAGED_CASES") ? std::atoi(std::getenv("FDP_STAGED_CASES")) : 24;
+  const std::uint64_t seed =
+      std::getenv("FDP_SWEEP_SEED")
+          ? 0x57a6edULL + std::strtoull(std::getenv("FDP_SWEEP_SEED"), nullptr, 0)
+          : 0x57a6edULL;
+  const int cases =
+      std::getenv("FDP_STAGED_CASES") ? std::atoi(std::getenv("FDP_STAGED_CASES")) : 24;
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> U(0.0, 1.0);
   checker chk("staged compositions (n = 2^17 .. 10^6)");
@@ -840,13 +845,14 @@ TEST(ComposeStaged, LongRepetitionsBracketTheTruth) {
     for (double d : {1e-9, 1e-5, 1e-3, 0.1}) {
       const interval b = c.epsilon(d);
       chk.contains(ctx, "epsilon(delta=" + g17(d) + ")", b, t.epsilon(d), 1e-10, 1e-13);
-      if (d == o.delta_hint && b.upper > 0.05 && rel_width(b) > worst) worst = rel_width(b), worst_ctx = ctx;
+      if (d == o.delta_hint && b.upper > 0.05 && rel_width(b) > worst)
+        worst = rel_width(b), worst_ctx = ctx;
     }
     for (double a : {0.0, 1e-6, 1e-3, 0.05, 0.3, 0.7, 1.0})
       chk.contains(ctx, "beta(alpha=" + g17(a) + ")", c.beta(a), t.beta(a), 1e-10, 1e-14);
   }
-  std::cout << "[soundness] staged: widest epsilon bracket at the tuned delta " << worst << " (" << worst_ctx
-            << ")\n";
+  std::cout << "[soundness] staged: widest epsilon bracket at the tuned delta " << worst << " ("
+            << worst_ctx << ")\n";
   EXPECT_LT(worst, 0.005) << worst_ctx;
   chk.report();
 }
@@ -897,7 +903,8 @@ TEST(ComposeStaged, RemaindersComposeTheFullCount) {
       EXPECT_LT(rel_width(e), 0.01) << "n=" << n << " delta=" << d;
     }
   }
-  for (const std::string spec : {"laplace:b=12;times=151", "subsampled-gaussian:sigma=1;q=0.05;times=151"}) {
+  for (const std::string spec :
+       {"laplace:b=12;times=151", "subsampled-gaussian:sigma=1;q=0.05;times=151"}) {
     compose_options o;
     o.method = compose_method::pld;
     o.stage_min = 16;
@@ -936,7 +943,8 @@ TEST(ComposeStaged, LowerPolygonsReachPastTheWindow) {
     EXPECT_LE(to_pld(lo).q_pos_inf, m_inf + 4e-16) << "stride " << stride;
     for (int i = 0; i <= 300; ++i) {
       const double a = i < 200 ? std::pow(10.0, -30.0 + 30.0 * i / 200.0) : (i - 200) / 100.0;
-      EXPECT_LE(beta(lo, a), beta(gaussian(1.0), a) + 1e-12) << "stride " << stride << " alpha " << a;
+      EXPECT_LE(beta(lo, a), beta(gaussian(1.0), a) + 1e-12)
+          << "stride " << stride << " alpha " << a;
     }
   }
 }
@@ -986,7 +994,8 @@ TEST(ComposeSweep, RandomMixesBracketTheTruth) {
     o.delta_hint = std::max(o.delta_hint, 10 * sc.t.d);
     // every third case is tuned at a small delta (1e-8 .. 1e-14), where the
     // engine adds the exponentially tilted composition (compose_grid)
-    if (i % 3 == 1 && 10 * sc.t.d < 1e-8) o.delta_hint = std::max(10 * sc.t.d, std::pow(10.0, -8 - i % 7));
+    if (i % 3 == 1 && 10 * sc.t.d < 1e-8)
+      o.delta_hint = std::max(10 * sc.t.d, std::pow(10.0, -8 - i % 7));
     if (verbose)
       std::cerr << "sweep case " << i << ": " << sc.specs << " " << method_name(m) << std::endl;
     const composition c = compose(specs_of(sc.specs), o);
@@ -1130,13 +1139,16 @@ TEST(ComposeAsymmetric, DiscreteLawsWithAStrandedBottomBracketTheTruth) {
                               top - (0.1 + 0.8 * U(rng)) * h, top};
     std::sort(ls.begin(), ls.end());
     const double p1 = 0.05 + 0.3 * U(rng), p2 = 0.05 + 0.2 * U(rng), p3 = 0.02 + 0.1 * U(rng);
-    const double A = 1 - p1 - p2 - p3, B = 1 - p1 * std::exp(ls[1]) - p2 * std::exp(ls[2]) - p3 * std::exp(ls[3]);
+    const double A = 1 - p1 - p2 - p3,
+                 B = 1 - p1 * std::exp(ls[1]) - p2 * std::exp(ls[2]) - p3 * std::exp(ls[3]);
     const double p4 = (B - A * std::exp(ls[0])) / (std::exp(ls[4]) - std::exp(ls[0]));
     const double p0 = A - p4;
     if (!(p0 > 0.05 && p4 > 1e-3)) continue;
     std::vector<loss_atom> at;
     const double ps[5] = {p0, p1, p2, p3, p4};
-    for (int j = 0; j < 5; ++j) at.push_back({ls[static_cast<std::size_t>(j)], ps[j], ps[j] * std::exp(ls[static_cast<std::size_t>(j)])});
+    for (int j = 0; j < 5; ++j)
+      at.push_back({ls[static_cast<std::size_t>(j)], ps[j],
+                    ps[j] * std::exp(ls[static_cast<std::size_t>(j)])});
     // (the Q-masses as given are the law: rescale P so that both sum to 1
     // in double; what is left over goes to the infinite atoms, as the truth
     // then has it too)
@@ -1147,7 +1159,8 @@ TEST(ComposeAsymmetric, DiscreteLawsWithAStrandedBottomBracketTheTruth) {
     const int n = 3 + static_cast<int>(U(rng) * 22);
     ++cases;
     compose_term t;
-    t.law = std::shared_ptr<const loss_law>(discrete_law(at, 0.0, 0.0, false, "asymmetric 5-atom law"));
+    t.law =
+        std::shared_ptr<const loss_law>(discrete_law(at, 0.0, 0.0, false, "asymmetric 5-atom law"));
     t.times = n;
     std::ostringstream name;
     name.precision(17);
@@ -1157,7 +1170,8 @@ TEST(ComposeAsymmetric, DiscreteLawsWithAStrandedBottomBracketTheTruth) {
     const exact_discrete ex = compose_exactly(at, n);
     std::vector<std::size_t> idx(ex.p.size());
     for (std::size_t i = 0; i < idx.size(); ++i) idx[i] = i;
-    std::sort(idx.begin(), idx.end(), [&](std::size_t a, std::size_t b) { return ex.l[a] > ex.l[b]; });
+    std::sort(idx.begin(), idx.end(),
+              [&](std::size_t a, std::size_t b) { return ex.l[a] > ex.l[b]; });
     for (double step_div : {1.0, 0.37}) {
       compose_options o;
       o.method = compose_method::pld;
@@ -1167,7 +1181,8 @@ TEST(ComposeAsymmetric, DiscreteLawsWithAStrandedBottomBracketTheTruth) {
       const std::string ctx = name.str() + " step " + g17(o.initial_step);
       for (int i = 0; i <= 40; ++i) {
         const double eps = -2.0 + 0.1 * i;
-        chk.contains(ctx, "delta(eps=" + g17(eps) + ")", c.delta(eps), static_cast<double>(exact_delta(ex, eps)), 1e-10, 1e-14);
+        chk.contains(ctx, "delta(eps=" + g17(eps) + ")", c.delta(eps),
+                     static_cast<double>(exact_delta(ex, eps)), 1e-10, 1e-14);
       }
       const curve lo = c.forward_lower_curve(), hi = c.forward_upper_curve();
       // (a staged first stage takes every stride-th tangent line only)
@@ -1176,8 +1191,10 @@ TEST(ComposeAsymmetric, DiscreteLawsWithAStrandedBottomBracketTheTruth) {
       for (int i = 1; i < 50; ++i) {
         const double a = i / 50.0;
         const double f = static_cast<double>(exact_beta(ex, idx, a));
-        chk.contains(ctx, "forward f(alpha=" + g17(a) + ")", {beta(lo, a), beta(hi, a)}, f, 1e-10, 1e-14);
-        chk.contains(ctx, "forward f(alpha=" + g17(a) + "), stride 3", {beta(lo3, a), beta(hi, a)}, f, 1e-10, 1e-14);
+        chk.contains(ctx, "forward f(alpha=" + g17(a) + ")", {beta(lo, a), beta(hi, a)}, f, 1e-10,
+                     1e-14);
+        chk.contains(ctx, "forward f(alpha=" + g17(a) + "), stride 3", {beta(lo3, a), beta(hi, a)},
+                     f, 1e-10, 1e-14);
       }
     }
   }
@@ -1287,7 +1304,8 @@ TEST(ComposeBadInput, SpecsAndOptions) {
   for (std::int64_t n : {0, -3}) {
     compose_options o;
     o.outer_times = n;
-    expect_invalid(comp("laplace:b=1,times=3", o), "outer_times", "outer_times=" + std::to_string(n));
+    expect_invalid(comp("laplace:b=1,times=3", o), "outer_times",
+                   "outer_times=" + std::to_string(n));
   }
   expect_invalid([]() { (void)compose(std::vector<spec>{}); }, "spec", "no specs");
   // a spec built by hand (not through parse_spec) with times < 1
@@ -1408,7 +1426,10 @@ TEST(ComposeQueries, GdpSummaryUpperEnds) {
 // ordered and overlap the untilted composition's certified bracket (the same
 // grids' plain FFT, tuned at 1e-5), and at 1e-8 be tight.
 TEST(ComposeQueries, TiltedCompositionsOfHeavyTailsBracketTheTruth) {
-  struct row { const char* spec; double delta; };
+  struct row {
+    const char* spec;
+    double delta;
+  };
   for (const row& r : {row{"subsampled-gaussian:sigma=1,q=0.01,times=1000", 1e-8},
                        row{"subsampled-gaussian:sigma=1,q=0.003,times=100", 1e-9},
                        row{"subsampled-gaussian:sigma=0.8,q=0.05,times=100", 1e-10},
@@ -1446,8 +1467,10 @@ TEST(ComposeQueries, ExactKFoldIsTightAtSmallDelta) {
   auto truth = [&](long double e) {
     long double d = 0.0L;
     for (int l = 0; l <= k; ++l) {
-      const long double lc = std::lgamma(static_cast<long double>(k + 1)) - std::lgamma(static_cast<long double>(l + 1)) -
-                             std::lgamma(static_cast<long double>(k - l + 1)) - k * std::log1p(std::exp(e0));
+      const long double lc = std::lgamma(static_cast<long double>(k + 1)) -
+                             std::lgamma(static_cast<long double>(l + 1)) -
+                             std::lgamma(static_cast<long double>(k - l + 1)) -
+                             k * std::log1p(std::exp(e0));
       const long double a = (k - l) * e0, b = e + l * e0;
       if (a > b) d += std::exp(lc + a) * -std::expm1(b - a);
     }
@@ -1494,7 +1517,8 @@ TEST(ComposeQueries, DeltaAtThePlateauHasAFiniteEpsilon) {
   // vanish (eps >= 81 x 0.012 = 0.972); near there it is ~1e-22, below an
   // ulp of 1e-6, and 1e-6 + 1e-22 rounded to 1e-6 made the upper end 0.898
   // (random sweep seed 2, case 563) once the mass at +inf was exact
-  const interval e3 = compose(specs_of("epsdelta:eps=0.012,delta=1e-6 epsdelta:eps=0.012,times=80")).epsilon(1e-6);
+  const interval e3 =
+      compose(specs_of("epsdelta:eps=0.012,delta=1e-6 epsdelta:eps=0.012,times=80")).epsilon(1e-6);
   EXPECT_GE(e3.upper, 0.972 * (1 - 1e-12));
   EXPECT_LE(e3.lower, 0.972);
   // a curve with atoms at +-log 2 (points (0,1), (1/3,1/3), (1,0)): delta = 0
@@ -1523,8 +1547,8 @@ TEST(ComposeQueries, DeltaAtThePlateauHasAFiniteEpsilon) {
 // rest is at 4.5e-11. The grids are tuned for that (compose.cpp,
 // tuning_delta); tuned at 1e-5 the bracket below was [16.76, 19.84].
 TEST(ComposeQueries, MassAtInfinityTunesTheGridForTheRest) {
-  const composition c =
-      compose(specs_of("gdp:mu=1 epsdelta:eps=1,delta=1e-6,times=10 subsampled-gaussian:sigma=1,q=0.01,times=1000"));
+  const composition c = compose(specs_of(
+      "gdp:mu=1 epsdelta:eps=1,delta=1e-6,times=10 subsampled-gaussian:sigma=1,q=0.01,times=1000"));
   const interval e = c.epsilon(1e-5);
   EXPECT_LE(e.upper - e.lower, 0.005 * e.upper) << e.lower << " " << e.upper;
   // and with an exact truth (G_1 and ten f_{1,1e-6}: mix_truth above)

@@ -87,7 +87,8 @@ TEST(EdgesGolden, ClosedFormsAndSubsampledSummaries) {
       const interval b = c.delta(to_double(r[c_x]));
       const bool ok = b.upper > 0 && (b.lower == 0 || std::log10(b.lower) <= truth + 1e-12) &&
                       (truth < -307 || std::log10(b.upper) >= truth - 1e-12);
-      chk.contains(r[c_specs], what + " vs 10^truth", ok ? interval{0, 1} : b, ok ? 0.5 : -1.0, 0.0);
+      chk.contains(r[c_specs], what + " vs 10^truth", ok ? interval{0, 1} : b, ok ? 0.5 : -1.0,
+                   0.0);
     } else {
       const double x = to_double(r[c_x]);
       const interval b = q == "delta" ? c.delta(x) : q == "eps" ? c.epsilon(x) : c.beta(x);

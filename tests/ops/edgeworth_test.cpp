@@ -51,8 +51,9 @@ TEST(Edgeworth, NarrowSubsampledGaussianCumulantsAreFinite) {
     EXPECT_NEAR(g.mean_p, -0.5 * mu * mu, 1e-9 * mu * mu) << s;
     EXPECT_NEAR(g.var_p, mu * mu, 1e-9 * mu * mu) << s;
     const fdp::loss_cumulants c = fdp::subsampled_gaussian_loss_cumulants(s, 0.01);
-    EXPECT_TRUE(std::isfinite(c.mean_p) && std::isfinite(c.var_p) && c.var_p > 0 && std::isfinite(c.k3_p) &&
-                std::isfinite(c.mean_q) && std::isfinite(c.var_q) && c.var_q > 0 && std::isfinite(c.k3_q))
+    EXPECT_TRUE(std::isfinite(c.mean_p) && std::isfinite(c.var_p) && c.var_p > 0 &&
+                std::isfinite(c.k3_p) && std::isfinite(c.mean_q) && std::isfinite(c.var_q) &&
+                c.var_q > 0 && std::isfinite(c.k3_q))
         << s;
   }
 }

@@ -342,7 +342,8 @@ TEST(GroupBracket, AsymmetricCurvesAnswerForBothOrders) {
     std::fclose(f);
   }
   const tradeoff_bracket g = group(std::vector<spec>{parse_spec("curve:file=" + csv)}, 1);
-  EXPECT_NEAR(g.epsilon(1e-9).upper, std::log(5.0), 1e-8);  // (log 5 - 2e-9: delta falls to 1e-9 just below it)
+  EXPECT_NEAR(g.epsilon(1e-9).upper, std::log(5.0),
+              1e-8);  // (log 5 - 2e-9: delta falls to 1e-9 just below it)
   EXPECT_NEAR(g.epsilon(1e-9).lower, std::log(5.0), 1e-8);
   const composition c = compose({parse_spec("curve:file=" + csv)});
   for (double e : {0.0, 0.5, 1.0, 1.5}) {
@@ -367,9 +368,10 @@ TEST(GroupBracket, AsymmetricCurvesAreSymmetrizedBeforeThePower) {
     std::int64_t k;
     double eps, delta;
   };
-  for (const row& r : {row{2, 0.0, 0.64000000000000001332}, row{2, 0.178577, 0.60480731181170570545},
-                       row{2, 1.0, 0.47690309029245730524}, row{3, 0.5, 0.80507672375799234505},
-                       row{3, 3.0, 0.39897355692174805395}}) {
+  for (const row& r :
+       {row{2, 0.0, 0.64000000000000001332}, row{2, 0.178577, 0.60480731181170570545},
+        row{2, 1.0, 0.47690309029245730524}, row{3, 0.5, 0.80507672375799234505},
+        row{3, 3.0, 0.39897355692174805395}}) {
     const interval d = group(s, r.k).delta(r.eps);
     EXPECT_LE(d.lower, r.delta * (1 + 1e-13)) << "k=" << r.k << " eps=" << r.eps;
     EXPECT_GE(d.upper, r.delta * (1 - 1e-13)) << "k=" << r.k << " eps=" << r.eps;
@@ -396,7 +398,8 @@ TEST(GroupBracket, SmallDeltasOfNumericCompositionsContainTheTruth) {
   }
   // k = 1 of a mixture overlaps compose's own bracket (both certified)
   pld.delta_hint = 1e-14;
-  const composition c = compose({parse_spec("gaussian:sigma=1"), parse_spec("epsdelta:eps=0.001")}, pld);
+  const composition c =
+      compose({parse_spec("gaussian:sigma=1"), parse_spec("epsdelta:eps=0.001")}, pld);
   const interval ec = c.epsilon(1e-14), eg = group(c, 1).epsilon(1e-14);
   EXPECT_LE(eg.lower, ec.upper);
   EXPECT_LE(ec.lower, eg.upper);

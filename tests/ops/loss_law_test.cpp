@@ -40,7 +40,8 @@ mass2 partition_total(const loss_law& law, const std::vector<double>& xs) {
 // points a rounding away from them.
 std::vector<std::vector<double>> partitions(const loss_law& law, std::mt19937_64& rng) {
   std::uniform_real_distribution<double> U(0.0, 1.0);
-  const double lo = std::isfinite(law.lo()) ? law.lo() : -40.0, hi = std::isfinite(law.hi()) ? law.hi() : 40.0;
+  const double lo = std::isfinite(law.lo()) ? law.lo() : -40.0,
+               hi = std::isfinite(law.hi()) ? law.hi() : 40.0;
   const double span = std::max(hi - lo, 1e-12);
   std::vector<std::vector<double>> out;
   for (int i = 0; i < 12; ++i) {
@@ -63,15 +64,19 @@ TEST(LossLaw, IntervalMassesPartitionBothMeasures) {
     // per-step loss 0.1 .. 50, q from 1e-8 to 1 - 1e-8
     const double loss = std::pow(10.0, -1 + U(rng) * std::log10(500.0));
     const double d = U(rng) < 0.5 ? 1.0 : std::pow(10.0, -1 + 2 * U(rng));
-    const double q = U(rng) < 0.7 ? std::pow(10.0, -8 * U(rng)) : 1 - std::pow(10.0, -1 - 7 * U(rng));
+    const double q =
+        U(rng) < 0.7 ? std::pow(10.0, -8 * U(rng)) : 1 - std::pow(10.0, -1 - 7 * U(rng));
     const bool lap = i % 2 == 0;
     if (!lap && loss > 30) continue;  // (Gaussian losses beyond +-700 are refused by the engine)
-    const auto law = lap ? subsampled_laplace_law(d / loss, d, q) : subsampled_gaussian_law(d / loss, d, q);
+    const auto law =
+        lap ? subsampled_laplace_law(d / loss, d, q) : subsampled_gaussian_law(d / loss, d, q);
     ++laws;
     for (const auto& xs : partitions(*law, rng)) {
       const mass2 t = partition_total(*law, xs);
-      ASSERT_NEAR(t.p, 1.0, 1e-13) << law->describe() << " over " << xs.size() << " cells from " << xs.front();
-      ASSERT_NEAR(t.q, 1.0, 1e-13) << law->describe() << " over " << xs.size() << " cells from " << xs.front();
+      ASSERT_NEAR(t.p, 1.0, 1e-13)
+          << law->describe() << " over " << xs.size() << " cells from " << xs.front();
+      ASSERT_NEAR(t.q, 1.0, 1e-13)
+          << law->describe() << " over " << xs.size() << " cells from " << xs.front();
     }
   }
   EXPECT_GT(laws, 300);

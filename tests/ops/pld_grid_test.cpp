@@ -75,7 +75,8 @@ double truth(const law_case& c, double a) {
 
 TEST(PldGrid, PessimisticConservesBothMasses) {
   for (const auto& c : cases()) {
-    const grid_pmf g = discretize(*c.law, c.h, offset_for(*c.law, c.h), c.lo, c.hi, pld_side::pessimistic);
+    const grid_pmf g =
+        discretize(*c.law, c.h, offset_for(*c.law, c.h), c.lo, c.hi, pld_side::pessimistic);
     double sp = g.p_neg_inf, sq = g.q_pos_inf;
     for (double v : g.p) sp += v;
     for (double v : g.q) sq += v;
@@ -137,7 +138,8 @@ TEST(PldGrid, MassMissingFromALawGoesToTheInfiniteAtoms) {
 
 TEST(PldGrid, OptimisticIsAGarblingWithGridRatios) {
   for (const auto& c : cases()) {
-    const grid_pmf g = discretize(*c.law, c.h, offset_for(*c.law, c.h), c.lo, c.hi, pld_side::optimistic);
+    const grid_pmf g =
+        discretize(*c.law, c.h, offset_for(*c.law, c.h), c.lo, c.hi, pld_side::optimistic);
     double sp = g.p_neg_inf + g.dropped_p, sq = g.q_pos_inf + g.dropped_q;
     for (double v : g.p) sp += v;
     for (double v : g.q) sq += v;
@@ -152,9 +154,11 @@ TEST(PldGrid, OptimisticIsAGarblingWithGridRatios) {
         const double l = g.loss(g.k0 + static_cast<std::int64_t>(i));
         const double lean = g.q[i] - std::exp(l) * g.p[i];
         if (lean < 0) {
-          EXPECT_LE(-lean, g.err_q[i] + 1e-15 * g.q[i]) << c.name << " atom " << i << " (ratio below e^l not covered)";
+          EXPECT_LE(-lean, g.err_q[i] + 1e-15 * g.q[i])
+              << c.name << " atom " << i << " (ratio below e^l not covered)";
         } else {
-          EXPECT_LE(lean * std::exp(-l), g.err_p[i] + 1e-15 * g.p[i]) << c.name << " atom " << i << " (ratio above e^l not covered)";
+          EXPECT_LE(lean * std::exp(-l), g.err_p[i] + 1e-15 * g.p[i])
+              << c.name << " atom " << i << " (ratio above e^l not covered)";
         }
       }
     }
@@ -212,8 +216,10 @@ TEST(PldGrid, AtomicLawsAreSweptAsAtomsOnly) {
     if (hi_g.p[i] > 1e-300 && hi_g.q[i] > 1e-300) {
       const double l = hi_g.loss(hi_g.k0 + static_cast<std::int64_t>(i));
       const double lean = hi_g.q[i] - std::exp(l) * hi_g.p[i];
-      if (lean < 0) EXPECT_LE(-lean, hi_g.err_q[i] + 1e-15 * hi_g.q[i]) << "atom " << i;
-      else EXPECT_LE(lean * std::exp(-l), hi_g.err_p[i] + 1e-15 * hi_g.p[i]) << "atom " << i;
+      if (lean < 0)
+        EXPECT_LE(-lean, hi_g.err_q[i] + 1e-15 * hi_g.q[i]) << "atom " << i;
+      else
+        EXPECT_LE(lean * std::exp(-l), hi_g.err_p[i] + 1e-15 * hi_g.p[i]) << "atom " << i;
     }
   }
   const curve lo = curve_of(lo_g), hi = curve_of(hi_g);
@@ -357,8 +363,10 @@ TEST(PldGrid, FftCompositionWithinItsErrorBound) {
     // delta(eps) from the exact convolution vs the bracket of the composition
     for (double eps : {-1.0, 0.0, 0.3, 1.0, 2.5}) {
       const long double d = exact_delta(exact, n * g.loss(g.k0), g.h, eps);
-      EXPECT_LE(c.delta_lower(eps), static_cast<double>(d) * (1 + 1e-12) + 1e-300) << "rep " << rep << " eps " << eps;
-      EXPECT_GE(c.delta_upper(eps), static_cast<double>(d) * (1 - 1e-12)) << "rep " << rep << " eps " << eps;
+      EXPECT_LE(c.delta_lower(eps), static_cast<double>(d) * (1 + 1e-12) + 1e-300)
+          << "rep " << rep << " eps " << eps;
+      EXPECT_GE(c.delta_upper(eps), static_cast<double>(d) * (1 - 1e-12))
+          << "rep " << rep << " eps " << eps;
       EXPECT_NEAR(c.delta_raw(eps), static_cast<double>(d), 1e-12) << "rep " << rep;
     }
   }
@@ -422,9 +430,12 @@ TEST(PldGrid, ShiftedMassesBracketTheTruthAndCostHTimesLess) {
     const auto exact = convolve_power(truth, n);
     for (double eps : {-0.5, 0.0, 0.2, 0.7, 1.5}) {
       const long double d = exact_delta(exact, n * l0, g.h, eps);
-      EXPECT_LE(c.delta_lower(eps), static_cast<double>(d) * (1 + 1e-12) + 1e-300) << "rep " << rep << " eps " << eps;
-      EXPECT_GE(c.delta_upper(eps), static_cast<double>(d) * (1 - 1e-12)) << "rep " << rep << " eps " << eps;
-      const double w = c.delta_upper(eps) - c.delta_lower(eps), w_abs = c_abs.delta_upper(eps) - c_abs.delta_lower(eps);
+      EXPECT_LE(c.delta_lower(eps), static_cast<double>(d) * (1 + 1e-12) + 1e-300)
+          << "rep " << rep << " eps " << eps;
+      EXPECT_GE(c.delta_upper(eps), static_cast<double>(d) * (1 - 1e-12))
+          << "rep " << rep << " eps " << eps;
+      const double w = c.delta_upper(eps) - c.delta_lower(eps),
+                   w_abs = c_abs.delta_upper(eps) - c_abs.delta_lower(eps);
       EXPECT_LE(w, w_abs * (1 + 1e-12)) << "rep " << rep << " eps " << eps;
       narrower += w < 0.25 * w_abs;
       ++total;

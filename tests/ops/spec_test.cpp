@@ -191,7 +191,8 @@ TEST(SpecErrors, CurveFiles) {
 
 TEST(SpecErrors, CurveFileLimits) {
   // /dev/zero is one endless line: refused at its first line, not read whole.
-  EXPECT_INVALID(use("curve:file=/dev/zero"), "curve file '/dev/zero': line 1 is longer than 65536 bytes");
+  EXPECT_INVALID(use("curve:file=/dev/zero"),
+                 "curve file '/dev/zero': line 1 is longer than 65536 bytes");
   const temp_file wide("wide.csv", "0,1\n0.5," + std::string(kMaxLineBytes, '0') + "\n");
   EXPECT_INVALID(use("curve:file=" + wide.path()), "line 2 is longer than 65536 bytes");
   std::string many;
@@ -237,7 +238,10 @@ TEST(SpecErrors, ParseHelpers) {
   // into a temporary LOCPATH with localedef (Debian's libc-bin), if present.
   bool de = std::setlocale(LC_NUMERIC, "de_DE.UTF-8") != nullptr;
   const std::string locdir = "/tmp/fdp_spec_test_locale_" + std::to_string(::getpid());
-  if (!de && std::system(("localedef -i de_DE -f UTF-8 " + locdir + "/de_DE.UTF-8 >/dev/null 2>&1").c_str()) == 0) {
+  if (!de &&
+      std::system(
+          ("localedef -i de_DE -f UTF-8 " + locdir + "/de_DE.UTF-8 >/dev/null 2>&1").c_str()) ==
+          0) {
     ::setenv("LOCPATH", locdir.c_str(), 1);
     de = std::setlocale(LC_NUMERIC, "de_DE.UTF-8") != nullptr;
   }

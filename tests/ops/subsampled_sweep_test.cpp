@@ -58,7 +58,8 @@ real Phi(real x) { return 0.5 * std::erfc(-x / std::sqrt(2.0)); }
 // integrands are nonnegative: relative to the integral itself). 1e-11 is a
 // hundred times inside the sweep's slack; the kinks of the integrands are
 // breakpoints (subsampled::piecewise), so it is met without deep splitting.
-real integrate(const std::function<real(real)>& f, real a, real b, real tol = 1e-11, unsigned depth = 12) {
+real integrate(const std::function<real(real)>& f, real a, real b, real tol = 1e-11,
+               unsigned depth = 12) {
   if (!(b > a)) return 0.0;
   using gk = boost::math::quadrature::gauss_kronrod<real, 31>;
   return gk::integrate(f, a, b, depth, tol);
@@ -120,9 +121,11 @@ struct rest {
     const real tails = eP((eps - m) / 2 - s * s / 8, -b) - eP((eps - m) / 2 - s * s / 8, -a);
     real cont;
     if (!complement) {
-      cont = -tails - 0.5 * eP(-m, -a + h) + 0.5 * Phi(-b + h) - 0.5 * eP(eps, -a - h) + 0.5 * eP(eps - m, -b - h);
+      cont = -tails - 0.5 * eP(-m, -a + h) + 0.5 * Phi(-b + h) - 0.5 * eP(eps, -a - h) +
+             0.5 * eP(eps - m, -b - h);
     } else {
-      cont = -0.5 * eP(-m, a - h) + 0.5 * Phi(b - h) + tails + 0.5 * eP(eps, -a - h) - 0.5 * eP(eps - m, -b - h);
+      cont = -0.5 * eP(-m, a - h) + 0.5 * Phi(b - h) + tails + 0.5 * eP(eps, -a - h) -
+             0.5 * eP(eps - m, -b - h);
     }
     const real atoms = 0.5 * g(eps - m) + 0.5 * std::exp(-m) * g(eps + m);
     return atoms + cont;
@@ -131,7 +134,9 @@ struct rest {
     auto g = [&](real e) { return complement ? cdelta_g(mu_g, e) : delta_g(mu_g, e); };
     const real m = mu_lap;
     const real atoms = 0.5 * g(eps - m) + 0.5 * std::exp(-m) * g(eps + m);
-    return atoms + integrate([&](real x) { return 0.5 * std::exp(-(m - x)) * g(eps - (2 * x - m)); }, 0, m, 1e-13, 16);
+    return atoms +
+           integrate([&](real x) { return 0.5 * std::exp(-(m - x)) * g(eps - (2 * x - m)); }, 0, m,
+                     1e-13, 16);
   }
 
   // The f_{eps,delta} terms as loss shifts with their Q-masses: k
@@ -144,8 +149,9 @@ struct rest {
       const real up = 1 / (1 + std::exp(-t.eps));
       std::vector<std::pair<real, real>> next;
       for (int j = 0; j <= t.times; ++j) {
-        const real w = std::tgamma(t.times + 1.0) / (std::tgamma(j + 1.0) * std::tgamma(t.times - j + 1.0)) *
-                       std::pow(up, j) * std::pow(1 - up, t.times - j);
+        const real w = std::tgamma(t.times + 1.0) /
+                       (std::tgamma(j + 1.0) * std::tgamma(t.times - j + 1.0)) * std::pow(up, j) *
+                       std::pow(1 - up, t.times - j);
         for (const auto& [s, v] : shifts) next.push_back({s + (2 * j - t.times) * t.eps, v * w});
       }
       shifts = std::move(next);
@@ -157,7 +163,7 @@ struct rest {
     lost = -std::expm1(log_keep);
   }
   std::vector<std::pair<real, real>> shifts{{0.0, 1.0}};  // (loss shift, Q-mass)
-  real log_keep = 0, keep = 1, lost = 0;  // the mass kept finite, and 1 - keep
+  real log_keep = 0, keep = 1, lost = 0;                  // the mass kept finite, and 1 - keep
 
   // Where at(x) has kinks (for the quadrature's breakpoints): Id's delta at
   // 0, the Laplace trade-off's at +-mu, each moved by every shift; G
@@ -166,8 +172,10 @@ struct rest {
     std::vector<real> k;
     if (mu_g > 0) return k;
     for (const auto& sw : shifts) {
-      if (mu_lap == 0) k.push_back(sw.first);
-      else k.push_back(sw.first - mu_lap), k.push_back(sw.first + mu_lap);
+      if (mu_lap == 0)
+        k.push_back(sw.first);
+      else
+        k.push_back(sw.first - mu_lap), k.push_back(sw.first + mu_lap);
     }
     return k;
   }
@@ -206,7 +214,8 @@ struct subsampled {
   }
 
   // Integral of f over [a, b], split where L(x) crosses a kink loss.
-  real piecewise(const std::function<real(real)>& f, real a, real b, const std::vector<real>& cuts) const {
+  real piecewise(const std::function<real(real)>& f, real a, real b,
+                 const std::vector<real>& cuts) const {
     std::vector<real> pts{a};
     for (real c : cuts)
       if (c > a && c < b) pts.push_back(c);
@@ -219,7 +228,8 @@ struct subsampled {
 
   // E_Q[g(L)] (forward) or E_P[g(L)] (inverse) for a bounded g whose kinks
   // sit at the losses kink_losses.
-  real expect(const std::function<real(real)>& g, bool under_q, const std::vector<real>& kink_losses) const {
+  real expect(const std::function<real(real)>& g, bool under_q,
+              const std::vector<real>& kink_losses) const {
     const real w0 = under_q ? 1 - q : 1, w1 = under_q ? q : 0;
     std::vector<real> xs;
     for (real l : kink_losses) xs.push_back(x_of_loss(l));
@@ -228,8 +238,12 @@ struct subsampled {
       auto comp = [&](real shift) {
         std::vector<real> zs;
         for (real x : xs) zs.push_back((x - shift) / scale);
-        return piecewise([&](real z) { return std::exp(-z * z / 2) / std::sqrt(2 * M_PI) * g(loss_of_u(u_of(scale * z + shift))); },
-                         -40, 40, zs);
+        return piecewise(
+            [&](real z) {
+              return std::exp(-z * z / 2) / std::sqrt(2 * M_PI) *
+                     g(loss_of_u(u_of(scale * z + shift)));
+            },
+            -40, 40, zs);
       };
       return w0 * comp(0) + (w1 > 0 ? w1 * comp(d) : 0.0);
     }
@@ -239,7 +253,8 @@ struct subsampled {
     const real atoms = m_lo * g(loss_of_u(-t)) + m_hi * g(loss_of_u(t));
     const real mid = piecewise(
         [&](real x) {
-          const real dens = (w0 * std::exp(-x / scale) + w1 * std::exp(-(d - x) / scale)) / (2 * scale);
+          const real dens =
+              (w0 * std::exp(-x / scale) + w1 * std::exp(-(d - x) / scale)) / (2 * scale);
           return dens * g(loss_of_u((2 * x - d) / scale));
         },
         0, d, xs);
@@ -261,8 +276,12 @@ struct truth {
     return a.expect([&](real l) { return b.at(forward ? eps - l : eps + l, complement); }, forward,
                     kinks(eps, forward));
   }
-  real delta(real eps) const { return std::max(oriented(eps, true, false), oriented(eps, false, false)); }
-  real cdelta(real eps) const { return std::min(oriented(eps, true, true), oriented(eps, false, true)); }
+  real delta(real eps) const {
+    return std::max(oriented(eps, true, false), oriented(eps, false, false));
+  }
+  real cdelta(real eps) const {
+    return std::min(oriented(eps, true, true), oriented(eps, false, true));
+  }
   // sup_eps (1 - delta(eps) - e^eps alpha) by golden section over eps, and
   // the bound on its error: the quadrature's 1e-11 relative on the two terms
   // that cancel (near alpha = 1 both are far above their difference)
@@ -318,8 +337,9 @@ sweep_case random_case(std::mt19937_64& rng) {
   const double scale = d / loss;
   const double q = U(rng) < 0.7 ? std::pow(10.0, -8 * U(rng)) : 1 - std::pow(10.0, -1 - 7 * U(rng));
   a.scale = scale, a.d = d, a.q = q;
-  c.specs.push_back(std::string(a.laplace ? "subsampled-laplace:b=" : "subsampled-gaussian:sigma=") + g17(scale) +
-                    ",q=" + g17(q) + ",sensitivity=" + g17(d));
+  c.specs.push_back(
+      std::string(a.laplace ? "subsampled-laplace:b=" : "subsampled-gaussian:sigma=") + g17(scale) +
+      ",q=" + g17(q) + ",sensitivity=" + g17(d));
   const int others = 1 + static_cast<int>(U(rng) * 3);
   double mu2 = 0;
   for (int i = 0; i < others; ++i) {
@@ -335,9 +355,11 @@ sweep_case random_case(std::mt19937_64& rng) {
     } else {
       const double e = 0.05 + 3 * U(rng);
       const double dl = U(rng) < 0.5 ? 0.0 : std::pow(10.0, -3 - 9 * U(rng));
-      const int times = 1 + static_cast<int>(U(rng) * 3);  // (the truth's cost grows like the shifts' count)
+      const int times =
+          1 + static_cast<int>(U(rng) * 3);  // (the truth's cost grows like the shifts' count)
       c.t.b.eds.push_back({e, dl, times});
-      c.specs.push_back("epsdelta:eps=" + g17(e) + ",delta=" + g17(dl) + ",times=" + std::to_string(times));
+      c.specs.push_back("epsdelta:eps=" + g17(e) + ",delta=" + g17(dl) +
+                        ",times=" + std::to_string(times));
     }
   }
   c.t.b.mu_g = std::sqrt(mu2);
@@ -348,16 +370,19 @@ sweep_case random_case(std::mt19937_64& rng) {
 
 // An epsilon bracket [lo, up] at `target` is right iff delta(up) <= target
 // (eps* <= up) and delta(lo) >= target (eps* >= lo), up to the truth's slack.
-void check_epsilon(checker& chk, const std::string& ctx, const truth& t, double target, interval e) {
+void check_epsilon(checker& chk, const std::string& ctx, const truth& t, double target,
+                   interval e) {
   const std::string q = "epsilon(delta=" + g17(target) + ")";
   const double slack = 1e-9 * target + 1e-300;
   if (std::isfinite(e.upper)) {
     const double du = static_cast<double>(t.delta(e.upper));
-    chk.contains(ctx, q + " upper end: delta(" + g17(e.upper) + ") <= target", {0.0, target + slack}, du, 0.0);
+    chk.contains(ctx, q + " upper end: delta(" + g17(e.upper) + ") <= target",
+                 {0.0, target + slack}, du, 0.0);
   }
   if (e.lower > 0 && std::isfinite(e.lower)) {
     const double dl = static_cast<double>(t.delta(e.lower));
-    chk.contains(ctx, q + " lower end: delta(" + g17(e.lower) + ") >= target", {target - slack, 1.0}, dl, 0.0);
+    chk.contains(ctx, q + " lower end: delta(" + g17(e.lower) + ") >= target",
+                 {target - slack, 1.0}, dl, 0.0);
   }
   if (e.lower > e.upper) chk.contains(ctx, q + " ordered", e, 0.5 * (e.lower + e.upper), 0.0);
 }
@@ -366,7 +391,8 @@ TEST(SubsampledSweep, CompositionsBracketTheQuadratureTruth) {
   const std::uint64_t seed = std::getenv("FDP_SUBSAMPLED_SEED")
                                  ? std::strtoull(std::getenv("FDP_SUBSAMPLED_SEED"), nullptr, 0)
                                  : 0x5b5a3d1eULL;
-  const int n_cases = std::getenv("FDP_SUBSAMPLED_CASES") ? std::atoi(std::getenv("FDP_SUBSAMPLED_CASES")) : 60;
+  const int n_cases =
+      std::getenv("FDP_SUBSAMPLED_CASES") ? std::atoi(std::getenv("FDP_SUBSAMPLED_CASES")) : 60;
   const bool verbose = std::getenv("FDP_SWEEP_VERBOSE") != nullptr;
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> U(0.0, 1.0);
@@ -374,14 +400,17 @@ TEST(SubsampledSweep, CompositionsBracketTheQuadratureTruth) {
   int refused = 0;
   const auto t0 = std::chrono::steady_clock::now();
   // FDP_SUBSAMPLED_ONLY=i: draw every case, run case i alone (a reproducer)
-  const int only = std::getenv("FDP_SUBSAMPLED_ONLY") ? std::atoi(std::getenv("FDP_SUBSAMPLED_ONLY")) : -1;
+  const int only =
+      std::getenv("FDP_SUBSAMPLED_ONLY") ? std::atoi(std::getenv("FDP_SUBSAMPLED_ONLY")) : -1;
   for (int i = 0; i < n_cases; ++i) {
     const sweep_case sc = random_case(rng);
-    const std::vector<double> deltas = {std::pow(10.0, -10 + 8 * U(rng)), 1e-3, 0.5 + 0.49 * U(rng)};
+    const std::vector<double> deltas = {std::pow(10.0, -10 + 8 * U(rng)), 1e-3,
+                                        0.5 + 0.49 * U(rng)};
     const std::vector<double> epss = {-0.1 - 5 * U(rng), 0.0, 8 * U(rng), 30 * U(rng)};
     const std::vector<double> alphas = {U(rng), 1 - std::pow(10.0, -1 - 7 * U(rng))};
     if (only >= 0 && i != only) continue;
-    const std::string ctx = "subsampled seed=" + std::to_string(seed) + " case " + std::to_string(i) + " [" + sc.text + "]";
+    const std::string ctx = "subsampled seed=" + std::to_string(seed) + " case " +
+                            std::to_string(i) + " [" + sc.text + "]";
     if (verbose) std::cerr << ctx << std::endl;
     std::vector<spec> specs;
     for (const auto& s : sc.specs) specs.push_back(parse_spec(s));
@@ -428,11 +457,13 @@ TEST(SubsampledSweep, CompositionsBracketTheQuadratureTruth) {
 TEST(SubsampledSweep, TruthAgreesWithClosedForms) {
   truth g;
   g.a = {false, 2.0, 1.0, 1.0};
-  for (real e : {-1.0, 0.0, 0.7}) EXPECT_NEAR(static_cast<double>(g.delta(e)), static_cast<double>(delta_g(0.5, e)), 1e-12);
+  for (real e : {-1.0, 0.0, 0.7})
+    EXPECT_NEAR(static_cast<double>(g.delta(e)), static_cast<double>(delta_g(0.5, e)), 1e-12);
   truth gg = g;
   gg.b.mu_g = 1.2;
   for (real e : {-1.0, 0.0, 0.7, 3.0})
-    EXPECT_NEAR(static_cast<double>(gg.delta(e)), static_cast<double>(delta_g(std::sqrt(1.44 + 0.25), e)), 1e-12);
+    EXPECT_NEAR(static_cast<double>(gg.delta(e)),
+                static_cast<double>(delta_g(std::sqrt(1.44 + 0.25), e)), 1e-12);
   // Laplace (x) f_{1,0} at eps = 0.5: enumerate Lap's atoms and density by hand
   truth l;
   l.a = {true, 1.0, 1.0, 1.0};  // Lap(0,1) vs Lap(1,1): loss in [-1, 1]
@@ -441,7 +472,11 @@ TEST(SubsampledSweep, TruthAgreesWithClosedForms) {
   const real up = 1 / (1 + std::exp(-1.0));
   auto lap_delta = [&](real e) {  // delta of T(Lap(0,1), Lap(1,1)) at e
     return 0.5 * std::max(0.0, -std::expm1(e - 1)) +
-           integrate([&](real x) { return 0.5 * std::exp(-(1 - x)) * std::max(0.0, -std::expm1(e - (2 * x - 1))); }, 0, 1);
+           integrate(
+               [&](real x) {
+                 return 0.5 * std::exp(-(1 - x)) * std::max(0.0, -std::expm1(e - (2 * x - 1)));
+               },
+               0, 1);
   };
   const real want = up * lap_delta(0.5 - 1) + (1 - up) * lap_delta(0.5 + 1);
   EXPECT_NEAR(static_cast<double>(l.delta(0.5)), static_cast<double>(want), 1e-12);
@@ -453,8 +488,10 @@ TEST(SubsampledSweep, TruthAgreesWithClosedForms) {
       for (real e : {-3.0, 0.0, 0.4, 5.0, 25.0}) {
         for (bool c : {false, true}) {
           const real x = b.lap_g(e, c), y = b.lap_g_quadrature(e, c);
-          EXPECT_NEAR(static_cast<double>(x), static_cast<double>(y), static_cast<double>(1e-10 * std::fabs(y) + 1e-300))
-              << "s " << static_cast<double>(s) << " m " << static_cast<double>(m) << " eps " << static_cast<double>(e) << " complement " << c;
+          EXPECT_NEAR(static_cast<double>(x), static_cast<double>(y),
+                      static_cast<double>(1e-10 * std::fabs(y) + 1e-300))
+              << "s " << static_cast<double>(s) << " m " << static_cast<double>(m) << " eps "
+              << static_cast<double>(e) << " complement " << c;
         }
       }
     }

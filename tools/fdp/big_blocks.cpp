@@ -53,17 +53,17 @@ namespace {
 
 constexpr int kMinShift = 12;
 constexpr std::size_t kMinBlock = std::size_t{1} << kMinShift;  // 4 KiB, header included
-constexpr int kClasses = 36 - kMinShift;                   // up to 2^35 = 32 GiB
-constexpr std::size_t kReserve = std::size_t{1} << 36;     // 64 GiB of address space
+constexpr int kClasses = 36 - kMinShift;                        // up to 2^35 = 32 GiB
+constexpr std::size_t kReserve = std::size_t{1} << 36;          // 64 GiB of address space
 constexpr std::size_t kHugePage = std::size_t{2} << 20;
 constexpr std::size_t kMaxRetained = std::size_t{512} << 20;
-constexpr std::size_t kHeader = 64;  // keeps the payload 64-byte aligned
+constexpr std::size_t kHeader = 64;                        // keeps the payload 64-byte aligned
 constexpr std::size_t kKeepFirst = std::size_t{64} << 10;  // a page on any Linux, header inside
 
 // The first bytes of every block (the payload starts kHeader bytes in).
 struct block_header {
   int size_class;
-  int resident;       // 1 while on a free list with its memory kept
+  int resident;        // 1 while on a free list with its memory kept
   block_header* next;  // free-list link
 };
 static_assert(sizeof(block_header) <= kHeader, "header must fit before the payload");
@@ -74,7 +74,7 @@ std::mutex pool_mutex;
 char* pool_base = nullptr;
 std::size_t pool_used = 0;
 std::size_t pool_retained = 0;
-int pool_state = 0;  // 0 untried, 1 ready, -1 unavailable
+int pool_state = 0;         // 0 untried, 1 ready, -1 unavailable
 bool pool_enabled = false;  // set by main(): static initializers stay on malloc
 std::size_t pool_max_retained = kMaxRetained;
 block_header* free_lists[kClasses] = {};

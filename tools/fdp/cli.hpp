@@ -25,7 +25,7 @@ struct usage_error : std::runtime_error {
 };
 
 struct option_def {
-  std::string name;       ///< without the leading "--"
+  std::string name;  ///< without the leading "--"
   bool takes_value = true;
   bool repeatable = false;
   const char* help = "";  ///< one line (a literal: the registry is built
@@ -47,8 +47,8 @@ class args {
   /// A number in [lo, hi] (open ends by flags); error names the option.
   double number(const std::string& name, double lo, double hi, bool lo_open = false,
                 bool hi_open = false) const;
-  double number_or(const std::string& name, double dflt, double lo, double hi,
-                   bool lo_open = false, bool hi_open = false) const;
+  double number_or(const std::string& name, double dflt, double lo, double hi, bool lo_open = false,
+                   bool hi_open = false) const;
   std::vector<double> numbers(const std::string& name, double lo, double hi, bool lo_open = false,
                               bool hi_open = false) const;
   long long integer_or(const std::string& name, long long dflt, long long lo, long long hi) const;

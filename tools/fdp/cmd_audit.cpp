@@ -31,7 +31,8 @@ tradeoff claim_from(const args& a, const mech::mechanism* m, std::string& text) 
   if (specs_text.empty()) {
     if (!m) {
       throw usage_error(std::string("--claim SPEC is required with ") +
-                        (a.has("stats-in") ? "--stats-in" : "--samples0/--samples1") + " (e.g. --claim epsdelta:eps=1)");
+                        (a.has("stats-in") ? "--stats-in" : "--samples0/--samples1") +
+                        " (e.g. --claim epsdelta:eps=1)");
     }
     tradeoff t = m->claim();
     text = t.describe() + " (the mechanism's claim)";
@@ -62,8 +63,9 @@ class progress_bar {
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count();
     if (s < after_) return;
     const int w = 30, k = static_cast<int>(std::lround(std::min(1.0, std::max(0.0, f)) * w));
-    std::fprintf(stderr, "\r[%s%s] %3d%%  %.1f s", std::string(static_cast<std::size_t>(k), '#').c_str(),
-                 std::string(static_cast<std::size_t>(w - k), ' ').c_str(), static_cast<int>(f * 100), s);
+    std::fprintf(
+        stderr, "\r[%s%s] %3d%%  %.1f s", std::string(static_cast<std::size_t>(k), '#').c_str(),
+        std::string(static_cast<std::size_t>(w - k), ' ').c_str(), static_cast<int>(f * 100), s);
     std::fflush(stderr);
     drawn_ = true;
   }
@@ -123,12 +125,18 @@ int run_audit(const args& a) {
   const bool builtin = a.has("mechanism");
   const bool files = a.has("samples0") || a.has("samples1");
   const bool from_stats = a.has("stats-in");
-  if (builtin && files) throw usage_error("give either --mechanism (with --input0/--input1) or --samples0/--samples1, not both");
+  if (builtin && files)
+    throw usage_error(
+        "give either --mechanism (with --input0/--input1) or --samples0/--samples1, not both");
   if (from_stats && (files || builtin)) {
-    throw usage_error("--stats-in merges shard files on its own: give it without --mechanism or --samples0/--samples1");
+    throw usage_error(
+        "--stats-in merges shard files on its own: give it without --mechanism or "
+        "--samples0/--samples1");
   }
   if (!builtin && !files && !from_stats) {
-    throw usage_error("nothing to audit: give --mechanism NAME:params --input0 V --input1 V, or --samples0 FILE --samples1 FILE");
+    throw usage_error(
+        "nothing to audit: give --mechanism NAME:params --input0 V --input1 V, or --samples0 FILE "
+        "--samples1 FILE");
   }
   audit_options opt;
   opt.confidence = a.number_or("confidence", 0.95, 0, 1, true, true);
@@ -153,7 +161,8 @@ int run_audit(const args& a) {
     in0 = mech::parse_answers(a.value("input0"), "--input0");
     in1 = mech::parse_answers(a.value("input1"), "--input1");
     const tradeoff claim = claim_from(a, m.get(), claim_text);
-    const auto n = static_cast<std::uint64_t>(parse_count(a.value_or("samples", "1000000"), "--samples", 1, 100000000000LL));
+    const auto n = static_cast<std::uint64_t>(
+        parse_count(a.value_or("samples", "1000000"), "--samples", 1, 100000000000LL));
     src["mechanism"] = m->spec();
     src["input0"] = in0;
     src["input1"] = in1;
@@ -162,14 +171,16 @@ int run_audit(const args& a) {
       const plan p = read_plan(a.value("plan-in"));
       m->check_input(in0);
       m->check_input(in1);
-      if (!a.has("stats-out")) throw usage_error("--plan-in with --mechanism needs --stats-out FILE");
+      if (!a.has("stats-out"))
+        throw usage_error("--plan-in with --mechanism needs --stats-out FILE");
       const eval_counts c = evaluate_mechanism(*m, in0, in1, n, p, opt);
       write_stats(a.value("stats-out"), p, c);
       return 0;
     }
     rep = audit_mechanism(*m, in0, in1, n, claim, opt);
   } else if (files) {
-    if (!a.has("samples0") || !a.has("samples1")) throw usage_error("give both --samples0 FILE and --samples1 FILE");
+    if (!a.has("samples0") || !a.has("samples1"))
+      throw usage_error("give both --samples0 FILE and --samples1 FILE");
     const tradeoff claim = claim_from(a, nullptr, claim_text);
     src["samples0"] = a.value("samples0");
     src["samples1"] = a.value("samples1");
@@ -189,7 +200,8 @@ int run_audit(const args& a) {
         c = ci;
       } else {
         if (plan_fingerprint(pi) != plan_fingerprint(p)) {
-          throw std::invalid_argument(ins[i] + ": its plan differs from " + ins[0] + "'s; only shards of one plan merge");
+          throw std::invalid_argument(ins[i] + ": its plan differs from " + ins[0] +
+                                      "'s; only shards of one plan merge");
         }
         // Shards from sample files carry no stream: the same counts twice
         // are the same file (or the same samples) given twice.
@@ -197,8 +209,9 @@ int run_audit(const args& a) {
           if (!ci.streams.empty()) break;
           if (cj.n[0] == ci.n[0] && cj.n[1] == ci.n[1] && cj.cells[0] == ci.cells[0] &&
               cj.cells[1] == ci.cells[1]) {
-            throw std::invalid_argument(ins[i] + ": the same counts as " + ins[j] +
-                                        " (the same shard given twice would count its samples twice)");
+            throw std::invalid_argument(
+                ins[i] + ": the same counts as " + ins[j] +
+                " (the same shard given twice would count its samples twice)");
           }
         }
         try {
@@ -244,7 +257,8 @@ int run_audit(const args& a) {
     json o;
     o["epsilon_lower"] = num(rep.oracle->epsilon);
     o["mu_lower"] = num(rep.oracle->mu);
-    o["ratio"] = rep.oracle->epsilon > 0 ? num(r.epsilon_lower / rep.oracle->epsilon) : json(nullptr);
+    o["ratio"] =
+        rep.oracle->epsilon > 0 ? num(r.epsilon_lower / rep.oracle->epsilon) : json(nullptr);
     o["tests"] = rep.oracle_family;
     out["oracle"] = o;
   } else {
@@ -265,12 +279,16 @@ int run_audit(const args& a) {
     print_json(out);
     return code;
   }
-  std::cout << "audit: " << (builtin ? m->spec() : (files ? a.value("samples0") + " vs " + a.value("samples1") : std::string("merged statistics")))
+  std::cout << "audit: "
+            << (builtin ? m->spec()
+                        : (files ? a.value("samples0") + " vs " + a.value("samples1")
+                                 : std::string("merged statistics")))
             << "\n  claim " << claim_text << "; " << rep.samples[0] << " + " << rep.samples[1]
-            << " samples (selection " << r.selection[0] << " + " << r.selection[1] << "); confidence "
-            << fmt(r.confidence) << "\n";
+            << " samples (selection " << r.selection[0] << " + " << r.selection[1]
+            << "); confidence " << fmt(r.confidence) << "\n";
   std::cout << "verdict: " << r.verdict << " (" << r.reason << ")\n";
-  if (r.samples_needed) std::cout << "  samples needed per side: about " << fmt(*r.samples_needed, 3) << "\n";
+  if (r.samples_needed)
+    std::cout << "  samples needed per side: about " << fmt(*r.samples_needed, 3) << "\n";
   if (r.w) {
     const auto& t = rep.tests.tests[r.tests[r.w->test].index];
     std::cout << "witness: rejection event " << (r.w->mirror ? t.complement : t.description) << " ("
@@ -278,21 +296,25 @@ int run_audit(const args& a) {
               << "  alpha <= " << fmt(r.w->alpha, 6) << ", beta <= " << fmt(r.w->beta, 6)
               << ", but the claim says beta >= " << fmt(r.w->claim_beta, 6) << "\n";
   }
-  std::cout << "epsilon >= " << fmt_down(r.epsilon_lower, 6) << " at delta = " << fmt(r.delta) << "\n";
+  std::cout << "epsilon >= " << fmt_down(r.epsilon_lower, 6) << " at delta = " << fmt(r.delta)
+            << "\n";
   std::cout << "mu >= " << fmt_down(r.mu_lower, 6) << "\n";
   if (rep.oracle) {
     std::cout << "oracle (best certifiable with the same samples, true law known): epsilon >= "
               << fmt(rep.oracle->epsilon, 6);
-    if (rep.oracle->epsilon > 0) std::cout << "; achieved/oracle = " << fmt_down(r.epsilon_lower / rep.oracle->epsilon, 4);
+    if (rep.oracle->epsilon > 0)
+      std::cout << "; achieved/oracle = " << fmt_down(r.epsilon_lower / rep.oracle->epsilon, 4);
     std::cout << "\n";
   }
   if (a.flag("tests")) {
     std::cout << "tests (all bounds hold together at the stated confidence):\n";
     for (const auto& x : r.tests) {
       const auto& t = rep.tests.tests[x.index];
-      std::cout << "  [" << t.role << "] " << t.description << " (" << ordering_text(t.ordering) << "): alpha <= "
-                << fmt_up(x.alpha_upper, 5) << ", beta <= " << fmt_up(x.beta_upper, 5) << ", epsilon >= "
-                << fmt(std::max(0.0, x.epsilon), 5) << (x.violation ? "  VIOLATION" : "") << "\n";
+      std::cout << "  [" << t.role << "] " << t.description << " (" << ordering_text(t.ordering)
+                << "): alpha <= " << fmt_up(x.alpha_upper, 5)
+                << ", beta <= " << fmt_up(x.beta_upper, 5)
+                << ", epsilon >= " << fmt(std::max(0.0, x.epsilon), 5)
+                << (x.violation ? "  VIOLATION" : "") << "\n";
     }
   }
   std::cout << "time: " << fmt(rep.seconds.total, 3) << " s\n";
@@ -301,7 +323,8 @@ int run_audit(const args& a) {
 
 FDP_REGISTER_COMMAND(command{
     "audit",
-    "audit a mechanism or sample files against an f-DP claim (certified verdict, eps/mu lower bounds)",
+    "audit a mechanism or sample files against an f-DP claim (certified verdict, eps/mu lower "
+    "bounds)",
     "usage: fdp audit --mechanism NAME:params --input0 V --input1 V [--claim SPEC]...\n"
     "                 [--samples N] [--confidence C] [--seed S] [--threads T] [--delta D]\n"
     "                 [--curve-out FILE] [--json]\n"

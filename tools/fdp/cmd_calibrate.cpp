@@ -9,7 +9,8 @@ namespace {
 
 int run_calibrate(const args& a) {
   if (a.positional().empty()) {
-    throw usage_error("a SPEC with the solved parameter left out is required (see 'fdp calibrate --help')");
+    throw usage_error(
+        "a SPEC with the solved parameter left out is required (see 'fdp calibrate --help')");
   }
   const std::string param = a.value("solve");
   const double eps = a.number("eps", 0, 1e300, true);
@@ -56,7 +57,8 @@ int run_calibrate(const args& a) {
 }
 
 FDP_REGISTER_COMMAND(command{
-    "calibrate", "solve for sigma, b, q or times so that the certified epsilon meets a target",
+    "calibrate",
+    "solve for sigma, b, q or times so that the certified epsilon meets a target",
     "usage: fdp calibrate SPEC [FIXED_SPEC...] --solve PARAM --eps E --delta D\n"
     "                     [--tolerance T] [--json]\n\n"
     "SPEC leaves PARAM out; any further specs are composed with it unchanged. The\n"
@@ -72,7 +74,8 @@ FDP_REGISTER_COMMAND(command{
     "  --json          {\"PARAM\": x, \"epsilon\": {\"lower\", \"upper\"}, \"bracket\": {..},\n"
     "                  \"iterations\": n, \"evaluations\": k, \"certified_gap\": g, ...}\n\n"
     "examples:\n"
-    "  fdp calibrate subsampled-gaussian:q=0.0042666666666666667,times=14062 --solve sigma --eps 3 --delta 1e-5\n"
+    "  fdp calibrate subsampled-gaussian:q=0.0042666666666666667,times=14062 --solve sigma --eps 3 "
+    "--delta 1e-5\n"
     "  fdp calibrate gaussian:sigma=2 --solve times --eps 8 --delta 1e-6\n"
     "  fdp calibrate laplace:times=100 --solve b --eps 1 --delta 1e-6 --json\n",
     {{"solve", true, false, "parameter to solve for"},

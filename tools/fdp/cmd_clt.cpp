@@ -184,7 +184,8 @@ int run_clt(const args& a) {
     }
   }
   if (edgeworth) {
-    std::cout << "Edgeworth expansion (Zheng, Dong, Long & Su 2020; an approximation, NOT a bound):\n";
+    std::cout
+        << "Edgeworth expansion (Zheng, Dong, Long & Su 2020; an approximation, NOT a bound):\n";
     for (const auto& [al, v] : ew) {
       std::cout << "  alpha=" << fmt(al) << ":  beta = ";
       if (v)

@@ -109,7 +109,8 @@ int run_compare(const args& a) {
 }
 
 FDP_REGISTER_COMMAND(command{
-    "compare", "one configuration under every accountant: certified, CLT, naive, advanced, RDP",
+    "compare",
+    "one configuration under every accountant: certified, CLT, naive, advanced, RDP",
     "usage: fdp compare SPEC... --delta D [--tolerance T] [--json]\n\n"
     "Prints epsilon at delta D for the composition of the specs by:\n"
     "  certified f-DP      fdp's bracket (contains the true epsilon)\n"
@@ -122,7 +123,8 @@ FDP_REGISTER_COMMAND(command{
     "Specs without a single (eps, delta) pair (Gaussian, subsampled) get an equal share of\n"
     "delta in the classical rows and their certified one-shot epsilon at that share.\n\n"
     "example:\n"
-    "  fdp compare subsampled-gaussian:sigma=1.1,q=0.0042666666666666667,times=14062 --delta 1e-5\n",
+    "  fdp compare subsampled-gaussian:sigma=1.1,q=0.0042666666666666667,times=14062 --delta "
+    "1e-5\n",
     {{"delta", true, false, "delta"},
      {"tolerance", true, false, "relative bracket width of the certified row"},
      {"json", false, false, "JSON output"}},

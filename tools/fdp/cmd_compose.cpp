@@ -20,7 +20,9 @@ namespace {
 bool meets_tolerance(const std::vector<interval>& eps, const std::vector<interval>& deltas,
                      const std::vector<interval>& betas, double tol) {
   for (const interval& e : eps)
-    if (!std::isinf(e.lower) && !(std::isfinite(e.upper) && e.upper - e.lower <= tol * std::max(e.upper, 1e-3))) return false;
+    if (!std::isinf(e.lower) &&
+        !(std::isfinite(e.upper) && e.upper - e.lower <= tol * std::max(e.upper, 1e-3)))
+      return false;
   for (const auto* v : {&deltas, &betas})
     for (const interval& b : *v)
       if (b.upper > 1e-300 && b.upper - b.lower > tol * b.upper) return false;
@@ -65,7 +67,8 @@ int run_compose(const args& a) {
     double want = tuned.delta_hint;
     for (double e : epss) {
       const interval d = c.delta(e);
-      if (d.upper > 0 && d.upper < want && d.upper - d.lower > opts.tolerance * d.upper) want = d.upper;
+      if (d.upper > 0 && d.upper < want && d.upper - d.lower > opts.tolerance * d.upper)
+        want = d.upper;
     }
     if (want != tuned.delta_hint) {
       compose_options o = tuned;
@@ -117,7 +120,9 @@ int run_compose(const args& a) {
     mu = c.mu();
     out["mu"] = bracket(mu->lower, mu->upper);
   }
-  if (a.has("curve-out")) write_curve_csv(c, static_cast<int>(a.integer_or("points", 201, 3, 1000000)), a.value("curve-out"));
+  if (a.has("curve-out"))
+    write_curve_csv(c, static_cast<int>(a.integer_or("points", 201, 3, 1000000)),
+                    a.value("curve-out"));
   // The CLT (DRS Thm 3.5) beside the certified answer, when it applies (all
   // terms symmetric with finite functionals). An approximation, not a bound.
   const bool want_clt = a.value_or("method", "auto") == "clt";
@@ -175,42 +180,46 @@ int run_compose(const args& a) {
   }
   std::cout << "composition of " << specs.size() << " spec(s), method " << c.method() << "\n";
   for (std::size_t i = 0; i < ds.size(); ++i)
-    std::cout << "  epsilon at delta=" << fmt(ds[i]) << ":  [" << fmt_down(eps_at[i].lower) << ", " << fmt_up(eps_at[i].upper)
-              << "]\n";
+    std::cout << "  epsilon at delta=" << fmt(ds[i]) << ":  [" << fmt_down(eps_at[i].lower) << ", "
+              << fmt_up(eps_at[i].upper) << "]\n";
   for (std::size_t i = 0; i < epss.size(); ++i)
-    std::cout << "  delta at epsilon=" << fmt(epss[i]) << ":  [" << fmt_down(delta_at[i].lower) << ", "
-              << fmt_up(delta_at[i].upper) << "]\n";
+    std::cout << "  delta at epsilon=" << fmt(epss[i]) << ":  [" << fmt_down(delta_at[i].lower)
+              << ", " << fmt_up(delta_at[i].upper) << "]\n";
   for (std::size_t i = 0; i < alphas.size(); ++i)
-    std::cout << "  beta at alpha=" << fmt(alphas[i]) << ":  [" << fmt_down(beta_at[i].lower) << ", "
-              << fmt_up(beta_at[i].upper) << "]\n";
+    std::cout << "  beta at alpha=" << fmt(alphas[i]) << ":  [" << fmt_down(beta_at[i].lower)
+              << ", " << fmt_up(beta_at[i].upper) << "]\n";
   if (mu) {
-    std::cout << "  GDP summary (smallest mu with f >= G_mu):  [" << fmt_down(mu->lower) << ", " << fmt_up(mu->upper)
-              << "]\n";
+    std::cout << "  GDP summary (smallest mu with f >= G_mu):  [" << fmt_down(mu->lower) << ", "
+              << fmt_up(mu->upper) << "]\n";
   }
   if (want_clt) {
     if (ca && ca->applicable()) {
-      std::cout << "  CLT approximation (NOT a bound): mu = " << fmt(ca->clt_mu()) << ", gamma = "
-                << fmt(ca->gamma(), 4);
-      for (double d : ds) std::cout << ", epsilon at delta=" << fmt(d) << " ~ " << fmt(gdp_eps(ca->clt_mu(), d));
+      std::cout << "  CLT approximation (NOT a bound): mu = " << fmt(ca->clt_mu())
+                << ", gamma = " << fmt(ca->gamma(), 4);
+      for (double d : ds)
+        std::cout << ", epsilon at delta=" << fmt(d) << " ~ " << fmt(gdp_eps(ca->clt_mu(), d));
       std::cout << "\n";
     } else {
-      std::cout << "  CLT approximation: not applicable (" << (ca ? ca->reason() : std::string("unavailable")) << ")\n";
+      std::cout << "  CLT approximation: not applicable ("
+                << (ca ? ca->reason() : std::string("unavailable")) << ")\n";
     }
   }
   if (!c.is_exact()) {
-    std::cout << "  (certified brackets; grid step " << fmt(c.grid_step(), 4) << ", " << c.grid_size()
-              << " points, " << fmt(secs * 1e3, 3) << " ms)\n";
+    std::cout << "  (certified brackets; grid step " << fmt(c.grid_step(), 4) << ", "
+              << c.grid_size() << " points, " << fmt(secs * 1e3, 3) << " ms)\n";
     const std::string limit = grid_limit_note(c, opts);
     if (!tol_met)
       std::cout << "  note: a bracket above is wider than --tolerance " << fmt(opts.tolerance)
-                << (limit.empty() ? " (the refinement stopped at its limits)" : "") << "; it is still certified\n";
+                << (limit.empty() ? " (the refinement stopped at its limits)" : "")
+                << "; it is still certified\n";
     if (!limit.empty()) std::cout << "  note: " << limit << "\n";
   }
   return 0;
 }
 
 FDP_REGISTER_COMMAND(command{
-    "compose", "composed guarantee of specs: epsilon, delta, beta, GDP mu (certified brackets)",
+    "compose",
+    "composed guarantee of specs: epsilon, delta, beta, GDP mu (certified brackets)",
     "usage: fdp compose SPEC... [--delta D]... [--eps E]... [--alpha A]... [--mu]\n"
     "                   [--curve-out FILE [--points N]] [--method auto|exact|pld|clt]\n"
     "                   [--tolerance T] [--json]\n\n"

@@ -43,7 +43,8 @@ int run_convert(const args& a) {
 }
 
 FDP_REGISTER_COMMAND(command{
-    "convert", "convert between mu-GDP and (eps, delta)-DP",
+    "convert",
+    "convert between mu-GDP and (eps, delta)-DP",
     "usage: fdp convert (--mu M --delta D | --mu M --eps E | --eps E --delta D) [--json]\n\n"
     "  --mu M --delta D   epsilon of mu-GDP at delta:  {\"epsilon\": x}\n"
     "  --mu M --eps E     delta of mu-GDP at epsilon:  {\"delta\": x}\n"

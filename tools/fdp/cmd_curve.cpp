@@ -14,7 +14,8 @@ int run_curve(const args& a) {
 }
 
 FDP_REGISTER_COMMAND(command{
-    "curve", "trade-off curve of the composition of specs, as CSV",
+    "curve",
+    "trade-off curve of the composition of specs, as CSV",
     "usage: fdp curve SPEC... [--points N] [--method auto|exact|pld] [--tolerance T]\n\n"
     "Prints CSV 'alpha,beta_lower,beta_upper' on stdout: the certified bracket of\n"
     "f(alpha) for the composition of the specs (equal columns for closed forms).\n"

@@ -23,16 +23,17 @@ int run_dpsgd(const args& a) {
   if (have_b) b = a.integer_or("batch-size", 0, 1, 1000000000000000LL);
   if (have_n != have_b) throw usage_error("--dataset-size and --batch-size go together");
   if (have_n && b > n) {
-    throw usage_error("--batch-size = " + std::to_string(b) + " must be <= --dataset-size = " +
-                      std::to_string(n));
+    throw usage_error("--batch-size = " + std::to_string(b) +
+                      " must be <= --dataset-size = " + std::to_string(n));
   }
   if (a.has("q")) {
     c.q = a.number("q", 0, 1, true, false);
     if (have_n) {
       const double qb = static_cast<double>(b) / static_cast<double>(n);
       if (std::fabs(c.q - qb) > 1e-9 * qb) {
-        throw usage_error("--q = " + fmt(c.q, 17) + " disagrees with --batch-size / --dataset-size = " +
-                          fmt(qb, 17) + " (give one or make them agree)");
+        throw usage_error("--q = " + fmt(c.q, 17) +
+                          " disagrees with --batch-size / --dataset-size = " + fmt(qb, 17) +
+                          " (give one or make them agree)");
       }
     }
   } else if (have_n) {
@@ -40,7 +41,8 @@ int run_dpsgd(const args& a) {
   } else {
     throw usage_error("--q is required (or --dataset-size N --batch-size B, giving q = B/N)");
   }
-  if (a.has("steps") && a.has("epochs")) throw usage_error("give either --steps or --epochs, not both");
+  if (a.has("steps") && a.has("epochs"))
+    throw usage_error("give either --steps or --epochs, not both");
   double epochs = 0;
   if (a.has("steps")) {
     c.steps = a.integer_or("steps", 0, 1, 1000000000000LL);
@@ -70,25 +72,28 @@ int run_dpsgd(const args& a) {
     clt["epsilon"] = num(r.clt_epsilon);
     clt["is_bound"] = false;
     clt["formula"] = r.clt_formula;
-    clt["note"] = "central-limit approximation, not a bound; on DP-SGD it typically under-states epsilon";
+    clt["note"] =
+        "central-limit approximation, not a bound; on DP-SGD it typically under-states epsilon";
     out["clt"] = clt;
     out["route"] = r.route;
     out["seconds"] = r.seconds;
     print_json(out);
     return 0;
   }
-  std::cout << "DP-SGD: " << to_string(c.sampling) << " sampling (q = " << fmt(c.q) << "), sigma = "
-            << fmt(c.sigma) << ", " << c.steps << " steps"
-            << (epochs > 0 ? " (" + fmt(epochs) + " epochs, ceil(E N / B))" : std::string())
-            << ", " << to_string(c.neighbours) << " neighbours (sensitivity " << fmt(r.sensitivity)
+  std::cout << "DP-SGD: " << to_string(c.sampling) << " sampling (q = " << fmt(c.q)
+            << "), sigma = " << fmt(c.sigma) << ", " << c.steps << " steps"
+            << (epochs > 0 ? " (" + fmt(epochs) + " epochs, ceil(E N / B))" : std::string()) << ", "
+            << to_string(c.neighbours) << " neighbours (sensitivity " << fmt(r.sensitivity)
             << " C), delta = " << fmt(c.delta) << "\n";
-  std::cout << "  certified epsilon:          [" << fmt_down(r.epsilon.lower) << ", " << fmt_up(r.epsilon.upper)
-            << "]   (a bound: epsilon <= " << fmt_up(r.epsilon.upper) << ")\n";
+  std::cout << "  certified epsilon:          [" << fmt_down(r.epsilon.lower) << ", "
+            << fmt_up(r.epsilon.upper) << "]   (a bound: epsilon <= " << fmt_up(r.epsilon.upper)
+            << ")\n";
   if (r.has_mu) {
-    std::cout << "  GDP summary mu:             [" << fmt_down(r.mu.lower) << ", " << fmt_up(r.mu.upper)
-              << "]   (smallest mu with f >= G_mu)\n";
+    std::cout << "  GDP summary mu:             [" << fmt_down(r.mu.lower) << ", "
+              << fmt_up(r.mu.upper) << "]   (smallest mu with f >= G_mu)\n";
   }
-  std::cout << "  CLT estimate (Bu et al.):   mu = " << fmt(r.clt_mu) << ", epsilon = " << fmt(r.clt_epsilon)
+  std::cout << "  CLT estimate (Bu et al.):   mu = " << fmt(r.clt_mu)
+            << ", epsilon = " << fmt(r.clt_epsilon)
             << "   NOT a bound: an approximation that typically under-states DP-SGD's epsilon\n";
   std::cout << "  route: " << r.route << "\n";
   std::cout << "  (" << fmt(r.seconds * 1e3, 4) << " ms)\n";
@@ -96,8 +101,10 @@ int run_dpsgd(const args& a) {
 }
 
 FDP_REGISTER_COMMAND(command{
-    "dpsgd", "DP-SGD: certified epsilon, GDP summary and the CLT estimate side by side",
-    "usage: fdp dpsgd --sigma S --delta D (--steps T | --epochs E --dataset-size N --batch-size B)\n"
+    "dpsgd",
+    "DP-SGD: certified epsilon, GDP summary and the CLT estimate side by side",
+    "usage: fdp dpsgd --sigma S --delta D (--steps T | --epochs E --dataset-size N --batch-size "
+    "B)\n"
     "                 [--q Q] [--sampling poisson|without-replacement|shuffle]\n"
     "                 [--neighbours add-remove|replace-one] [--sensitivity D] [--tolerance T]\n"
     "                 [--no-mu] [--json]\n\n"
@@ -111,7 +118,8 @@ FDP_REGISTER_COMMAND(command{
     "add-remove. --sensitivity is in units of C (default 1 for add-remove, 2 for replace-one).\n"
     "The CLT estimate (Bu, Dong, Long & Su 2020) is printed beside the bound; it is an\n"
     "approximation, NOT a bound, and on DP-SGD it typically under-states epsilon.\n\n"
-    "  --json   {\"epsilon\": {..}, \"mu\": {..}, \"clt\": {\"mu\", \"epsilon\", \"is_bound\": false}, ...}\n\n"
+    "  --json   {\"epsilon\": {..}, \"mu\": {..}, \"clt\": {\"mu\", \"epsilon\", \"is_bound\": "
+    "false}, ...}\n\n"
     "examples:\n"
     "  fdp dpsgd --q 0.0042666666666666667 --sigma 1.1 --steps 14062 --delta 1e-5\n"
     "  fdp dpsgd --sigma 1.06 --epochs 20 --dataset-size 60000 --batch-size 256 --delta 1e-5\n",

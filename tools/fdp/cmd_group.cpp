@@ -71,15 +71,18 @@ int run_group(const args& a) {
   std::cout << "\n";
   for (const auto& x : je)
     std::cout << "  epsilon at delta=" << fmt(x["delta"].get<double>()) << ":  ["
-              << (x["lower"].is_null() ? std::string("inf") : fmt_down(x["lower"].get<double>())) << ", "
+              << (x["lower"].is_null() ? std::string("inf") : fmt_down(x["lower"].get<double>()))
+              << ", "
               << (x["upper"].is_null() ? std::string("inf") : fmt_up(x["upper"].get<double>()))
               << "]\n";
   for (const auto& x : jd)
     std::cout << "  delta at epsilon=" << fmt(x["epsilon"].get<double>()) << ":  ["
-              << fmt_down(x["lower"].get<double>()) << ", " << fmt_up(x["upper"].get<double>()) << "]\n";
+              << fmt_down(x["lower"].get<double>()) << ", " << fmt_up(x["upper"].get<double>())
+              << "]\n";
   for (const auto& x : jb)
     std::cout << "  beta at alpha=" << fmt(x["alpha"].get<double>()) << ":  ["
-              << fmt_down(x["lower"].get<double>()) << ", " << fmt_up(x["upper"].get<double>()) << "]\n";
+              << fmt_down(x["lower"].get<double>()) << ", " << fmt_up(x["upper"].get<double>())
+              << "]\n";
   if (want_mu) {
     std::cout << "  GDP summary (smallest mu with f >= G_mu):  [" << fmt_down(m.lower) << ", "
               << (std::isfinite(m.upper) ? fmt_up(m.upper) : std::string("inf")) << "]\n";

@@ -37,7 +37,8 @@ void print_status(const accountant& a, const std::string& file) {
   std::cout << "ledger " << file << ": budget (epsilon " << fmt(a.budget_epsilon()) << ", delta "
             << fmt(a.budget_delta()) << ")\n";
   std::cout << "  spent epsilon:     [" << fmt_down(s.lower) << ", " << fmt_up(s.upper) << "]"
-            << (a.exact() ? "   (exact: every entry is Gaussian)" : "   (certified bracket)") << "\n";
+            << (a.exact() ? "   (exact: every entry is Gaussian)" : "   (certified bracket)")
+            << "\n";
   std::cout << "  remaining epsilon: >= " << fmt_down(std::max(0.0, a.budget_epsilon() - s.upper))
             << "   (budget minus the certified upper bound)\n";
   std::cout << "  entries: " << a.entries().size() << " (" << a.applications()
@@ -52,14 +53,17 @@ bool file_exists(const std::string& p) {
 void only(const args& a, const std::string& sub, const std::vector<std::string>& allowed) {
   for (const char* o : {"budget-eps", "delta", "grid-step", "tolerance", "force", "json"}) {
     if (a.has(o) && std::find(allowed.begin(), allowed.end(), o) == allowed.end()) {
-      throw usage_error(std::string("option --") + o + " does not apply to 'fdp ledger " + sub + "'");
+      throw usage_error(std::string("option --") + o + " does not apply to 'fdp ledger " + sub +
+                        "'");
     }
   }
 }
 
 int run_ledger(const args& a) {
   const auto& pos = a.positional();
-  if (pos.empty()) throw usage_error("a subcommand is required: init, add, status or check (see 'fdp ledger --help')");
+  if (pos.empty())
+    throw usage_error(
+        "a subcommand is required: init, add, status or check (see 'fdp ledger --help')");
   const std::string sub = pos[0];
   const bool js = a.flag("json");
   if (sub == "init") {
@@ -74,9 +78,11 @@ int run_ledger(const args& a) {
     o.tolerance = a.number_or("tolerance", o.tolerance, 0, 1, true, true);
     accountant led(a.number("budget-eps", 0, 1e300, true), a.number("delta", 0, 1, true, true), o);
     led.save(file);
-    if (js) print_json(status_json(led, file));
-    else std::cout << "created ledger " << file << " with budget (epsilon " << fmt(led.budget_epsilon())
-                   << ", delta " << fmt(led.budget_delta()) << ")\n";
+    if (js)
+      print_json(status_json(led, file));
+    else
+      std::cout << "created ledger " << file << " with budget (epsilon "
+                << fmt(led.budget_epsilon()) << ", delta " << fmt(led.budget_delta()) << ")\n";
     return 0;
   }
   if (sub == "add") {
@@ -89,7 +95,8 @@ int run_ledger(const args& a) {
     for (std::size_t i = 2; i < pos.size(); ++i) led.validate(pos[i]);
     for (std::size_t i = 2; i < pos.size(); ++i) led.add(pos[i]);
     led.save(file);
-    if (js) print_json(status_json(led, file));
+    if (js)
+      print_json(status_json(led, file));
     else {
       std::cout << "recorded " << pos.size() - 2 << " spec(s)\n";
       print_status(led, file);
@@ -120,8 +127,9 @@ int run_ledger(const args& a) {
       out["after"] = bracket(after.lower, after.upper);
       print_json(out);
     } else {
-      std::cout << (ok ? "affordable" : "NOT affordable") << ": with these spec(s) the certified epsilon would be ["
-                << fmt_down(after.lower) << ", " << fmt_up(after.upper) << "] (budget " << fmt(led.budget_epsilon())
+      std::cout << (ok ? "affordable" : "NOT affordable")
+                << ": with these spec(s) the certified epsilon would be [" << fmt_down(after.lower)
+                << ", " << fmt_up(after.upper) << "] (budget " << fmt(led.budget_epsilon())
                 << " at delta " << fmt(led.budget_delta()) << "); nothing recorded\n";
     }
     return 0;
@@ -130,16 +138,20 @@ int run_ledger(const args& a) {
     only(a, sub, {"json"});
     if (pos.size() != 2) throw usage_error("usage: fdp ledger status FILE");
     const accountant led = accountant::load(pos[1]);
-    if (js) print_json(status_json(led, pos[1]));
-    else print_status(led, pos[1]);
+    if (js)
+      print_json(status_json(led, pos[1]));
+    else
+      print_status(led, pos[1]);
     return 0;
   }
   throw usage_error("unknown subcommand '" + sub + "' (init, add, status, check)");
 }
 
 FDP_REGISTER_COMMAND(command{
-    "ledger", "a privacy budget ledger file: init, add (refuses overspending), status, check",
-    "usage: fdp ledger init --budget-eps E --delta D FILE [--grid-step H] [--tolerance T] [--force]\n"
+    "ledger",
+    "a privacy budget ledger file: init, add (refuses overspending), status, check",
+    "usage: fdp ledger init --budget-eps E --delta D FILE [--grid-step H] [--tolerance T] "
+    "[--force]\n"
     "       fdp ledger add FILE SPEC... [--json]\n"
     "       fdp ledger status FILE [--json]\n"
     "       fdp ledger check FILE SPEC... [--json]\n\n"

@@ -40,7 +40,8 @@ class line_writer {
     if (buf_.size() >= kCap) flush();
   }
   void flush() {
-    const bool failed = !buf_.empty() && std::fwrite(buf_.data(), 1, buf_.size(), f_) != buf_.size();
+    const bool failed =
+        !buf_.empty() && std::fwrite(buf_.data(), 1, buf_.size(), f_) != buf_.size();
     buf_.clear();
     if (failed) throw std::runtime_error("write failed: " + std::string(std::strerror(errno)));
   }
@@ -93,8 +94,8 @@ int run_sample(const args& a) {
           // (answers near the largest double plus noise can overflow; the
           // sample-file format, and audit, take finite numbers only)
           if (!std::isfinite(v)) {
-            throw std::runtime_error("output " + std::to_string(done + s + 1) +
-                                     " overflowed to " + (std::isnan(v) ? "nan" : "inf") +
+            throw std::runtime_error("output " + std::to_string(done + s + 1) + " overflowed to " +
+                                     (std::isnan(v) ? "nan" : "inf") +
                                      " (answers plus noise beyond the largest double)");
           }
           w.put(v);
@@ -104,7 +105,8 @@ int run_sample(const args& a) {
     }
   }
   w.flush();
-  if (std::fflush(f) != 0) throw std::runtime_error("write failed: " + std::string(std::strerror(errno)));
+  if (std::fflush(f) != 0)
+    throw std::runtime_error("write failed: " + std::string(std::strerror(errno)));
   return 0;
 }
 

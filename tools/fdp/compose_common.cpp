@@ -11,7 +11,8 @@
 namespace fdp::cli {
 
 std::vector<spec> parse_specs(const args& a) {
-  if (a.positional().empty()) throw usage_error("at least one SPEC is required (see 'fdp " + a.command() + " --help')");
+  if (a.positional().empty())
+    throw usage_error("at least one SPEC is required (see 'fdp " + a.command() + " --help')");
   std::vector<spec> out;
   for (const auto& s : a.positional()) out.push_back(parse_spec(s));
   return out;
@@ -20,10 +21,14 @@ std::vector<spec> parse_specs(const args& a) {
 compose_options compose_options_from(const args& a) {
   compose_options o;
   const std::string m = a.value_or("method", "auto");
-  if (m == "auto") o.method = compose_method::automatic;
-  else if (m == "exact") o.method = compose_method::exact;
-  else if (m == "pld" || m == "clt") o.method = m == "pld" ? compose_method::pld : compose_method::automatic;
-  else throw usage_error("--method '" + m + "' must be one of auto, exact, pld, clt");
+  if (m == "auto")
+    o.method = compose_method::automatic;
+  else if (m == "exact")
+    o.method = compose_method::exact;
+  else if (m == "pld" || m == "clt")
+    o.method = m == "pld" ? compose_method::pld : compose_method::automatic;
+  else
+    throw usage_error("--method '" + m + "' must be one of auto, exact, pld, clt");
   o.tolerance = a.number_or("tolerance", o.tolerance, 0, 1, true, true);
   if (a.has("max-memory")) o.max_memory = parse_memory(a.value("max-memory"), "--max-memory");
   // The grid is tuned for the smallest delta asked about.
@@ -58,14 +63,18 @@ std::size_t parse_memory(const std::string& text, const std::string& what) {
 }
 
 std::string grid_limit_note(const composition& c, const compose_options& o) {
-  const std::string ceiling = "the memory ceiling (--max-memory " + fmt(static_cast<double>(o.max_memory) / (1 << 20), 6) + "M)";
+  const std::string ceiling = "the memory ceiling (--max-memory " +
+                              fmt(static_cast<double>(o.max_memory) / (1 << 20), 6) + "M)";
   switch (c.grid_limited()) {
     case composition::grid_limit::refinement_stopped:
       return "a finer grid would pass " + ceiling + ": the brackets are the best certified so far";
     case composition::grid_limit::coarsened:
-      return "the grid was made coarser to fit " + ceiling + ": certified, but wider than a finer grid's";
+      return "the grid was made coarser to fit " + ceiling +
+             ": certified, but wider than a finer grid's";
     case composition::grid_limit::chernoff_only:
-      return "no composed grid fits " + ceiling + ": upper ends are Chernoff bounds from the terms' moment generating functions, lower ends are trivial";
+      return "no composed grid fits " + ceiling +
+             ": upper ends are Chernoff bounds from the terms' moment generating functions, lower "
+             "ends are trivial";
     case composition::grid_limit::none:
       break;
   }
@@ -74,10 +83,14 @@ std::string grid_limit_note(const composition& c, const compose_options& o) {
 
 std::string grid_limit_name(const composition& c) {
   switch (c.grid_limited()) {
-    case composition::grid_limit::refinement_stopped: return "refinement_stopped";
-    case composition::grid_limit::coarsened: return "coarsened";
-    case composition::grid_limit::chernoff_only: return "chernoff_only";
-    case composition::grid_limit::none: break;
+    case composition::grid_limit::refinement_stopped:
+      return "refinement_stopped";
+    case composition::grid_limit::coarsened:
+      return "coarsened";
+    case composition::grid_limit::chernoff_only:
+      return "chernoff_only";
+    case composition::grid_limit::none:
+      break;
   }
   return "none";
 }

@@ -12,14 +12,17 @@
 namespace {
 
 void print_main_help() {
-  std::cout << "fdp - f-differential privacy: trade-off functions, certified composition, audits\n\n"
-               "usage: fdp COMMAND [ARGS...]   (fdp COMMAND --help for details and examples)\n\n"
-               "commands:\n";
+  std::cout
+      << "fdp - f-differential privacy: trade-off functions, certified composition, audits\n\n"
+         "usage: fdp COMMAND [ARGS...]   (fdp COMMAND --help for details and examples)\n\n"
+         "commands:\n";
   for (const auto& [name, c] : fdp::cli::registry()) {
     std::string pad(name.size() < 12 ? 12 - name.size() : 1, ' ');
     std::cout << "  " << name << pad << c.summary << "\n";
   }
-  std::cout << "\n" << fdp::cli::spec_kinds_text() << "\n"
+  std::cout << "\n"
+            << fdp::cli::spec_kinds_text()
+            << "\n"
                "exit codes: 0 ok, 2 bad usage or input, 3 audit certified a violation, 1 other\n\n"
                "example:\n"
                "  fdp compose subsampled-gaussian:sigma=1.1,q=0.004267,times=14063 --delta 1e-5\n";

@@ -79,14 +79,17 @@ void run_tasks(std::size_t n, unsigned threads, const audit_options& o, double p
       }
     }
   };
-  const unsigned T = static_cast<unsigned>(std::min<std::size_t>(threads, std::max<std::size_t>(1, n)));
+  const unsigned T =
+      static_cast<unsigned>(std::min<std::size_t>(threads, std::max<std::size_t>(1, n)));
   std::vector<std::thread> pool;
   for (unsigned w = 0; w < T; ++w) pool.emplace_back(body, w);
   {
     std::unique_lock<std::mutex> lk(mu);
     while (done.load() < n && !err) {
       cv.wait_for(lk, std::chrono::milliseconds(100));
-      if (o.progress) o.progress(p0 + (p1 - p0) * static_cast<double>(done.load()) / static_cast<double>(std::max<std::size_t>(1, n)));
+      if (o.progress)
+        o.progress(p0 + (p1 - p0) * static_cast<double>(done.load()) /
+                            static_cast<double>(std::max<std::size_t>(1, n)));
     }
   }
   for (auto& th : pool) th.join();
@@ -94,13 +97,15 @@ void run_tasks(std::size_t n, unsigned threads, const audit_options& o, double p
 }
 
 std::uint64_t shard_id(int phase, int side, std::uint64_t block) {
-  return (static_cast<std::uint64_t>(phase) << 62) | (static_cast<std::uint64_t>(side) << 61) | block;
+  return (static_cast<std::uint64_t>(phase) << 62) | (static_cast<std::uint64_t>(side) << 61) |
+         block;
 }
 
 }  // namespace
 
 std::uint64_t selection_count(std::uint64_t n, double fraction) {
-  return static_cast<std::uint64_t>(static_cast<unsigned __int128>(n) * frac_num(fraction) >> kFracBits);
+  return static_cast<std::uint64_t>(static_cast<unsigned __int128>(n) * frac_num(fraction) >>
+                                    kFracBits);
 }
 
 eval_counts evaluate_mechanism(const mech::mechanism& m, const std::vector<double>& in0,
@@ -111,11 +116,13 @@ eval_counts evaluate_mechanism(const mech::mechanism& m, const std::vector<doubl
   const std::size_t dim = shape.kind == mech::output_kind::real ? shape.dim : 1;
   const bool real = shape.kind == mech::output_kind::real;
   if ((p.type == output_type::real) != real || p.dim != dim) {
-    throw std::invalid_argument("audit: the plan was made for " +
-                                std::string(p.type == output_type::real ? "real outputs of dimension " + std::to_string(p.dim)
-                                                                        : "categorical outputs") +
-                                ", but " + m.spec() + " on these inputs has " +
-                                (real ? "real outputs of dimension " + std::to_string(dim) : "categorical outputs"));
+    throw std::invalid_argument(
+        "audit: the plan was made for " +
+        std::string(p.type == output_type::real
+                        ? "real outputs of dimension " + std::to_string(p.dim)
+                        : "categorical outputs") +
+        ", but " + m.spec() + " on these inputs has " +
+        (real ? "real outputs of dimension " + std::to_string(dim) : "categorical outputs"));
   }
   eval_counts total;
   total.init(p);
@@ -128,22 +135,23 @@ eval_counts evaluate_mechanism(const mech::mechanism& m, const std::vector<doubl
   for (auto& l : local) l.init(p);
   std::vector<std::vector<double>> rbuf(T);
   std::vector<std::vector<std::int64_t>> cbuf(T);
-  run_tasks(static_cast<std::size_t>(2 * blocks), T, opt, 0.1, 0.98, [&](std::size_t t, unsigned w) {
-    const int side = static_cast<int>(t % 2);
-    const std::uint64_t b = t / 2;
-    const std::size_t cnt = static_cast<std::size_t>(std::min(kBlock, samples - b * kBlock));
-    mech::rng_stream rng(opt.seed, shard_id(1, side, opt.shard_offset + b));
-    const auto& in = side == 0 ? in0 : in1;
-    if (shape.kind == mech::output_kind::real) {
-      rbuf[w].resize(kBlock * dim);
-      m.sample(in, rng, cnt, rbuf[w].data());
-      accumulate(p, side, rbuf[w].data(), cnt, local[w]);
-    } else {
-      cbuf[w].resize(kBlock);
-      m.sample(in, rng, cnt, cbuf[w].data());
-      accumulate(p, side, cbuf[w].data(), nullptr, cnt, local[w]);
-    }
-  });
+  run_tasks(
+      static_cast<std::size_t>(2 * blocks), T, opt, 0.1, 0.98, [&](std::size_t t, unsigned w) {
+        const int side = static_cast<int>(t % 2);
+        const std::uint64_t b = t / 2;
+        const std::size_t cnt = static_cast<std::size_t>(std::min(kBlock, samples - b * kBlock));
+        mech::rng_stream rng(opt.seed, shard_id(1, side, opt.shard_offset + b));
+        const auto& in = side == 0 ? in0 : in1;
+        if (shape.kind == mech::output_kind::real) {
+          rbuf[w].resize(kBlock * dim);
+          m.sample(in, rng, cnt, rbuf[w].data());
+          accumulate(p, side, rbuf[w].data(), cnt, local[w]);
+        } else {
+          cbuf[w].resize(kBlock);
+          m.sample(in, rng, cnt, cbuf[w].data());
+          accumulate(p, side, cbuf[w].data(), nullptr, cnt, local[w]);
+        }
+      });
   for (const auto& l : local) total.merge(l);
   total.streams = {{opt.seed, opt.shard_offset}};
   return total;
@@ -155,12 +163,14 @@ audit_report audit_mechanism(const mech::mechanism& m, const std::vector<double>
   const auto t0 = clock_type::now();
   check_options(opt);
   if (in0.size() != in1.size()) {
-    throw std::invalid_argument("audit: --input0 has " + std::to_string(in0.size()) + " answers and --input1 " +
-                                std::to_string(in1.size()) + "; neighbouring inputs must have the same length");
+    throw std::invalid_argument("audit: --input0 has " + std::to_string(in0.size()) +
+                                " answers and --input1 " + std::to_string(in1.size()) +
+                                "; neighbouring inputs must have the same length");
   }
   m.check_input(in0);
   m.check_input(in1);
-  detail::require(samples >= 1, "audit", "samples", static_cast<unsigned long long>(samples), "must be >= 1");
+  detail::require(samples >= 1, "audit", "samples", static_cast<unsigned long long>(samples),
+                  "must be >= 1");
   const auto shape = m.shape(in0.size());
   const bool real = shape.kind == mech::output_kind::real;
   const std::size_t dim = real ? shape.dim : 1;
@@ -178,7 +188,10 @@ audit_report audit_mechanism(const mech::mechanism& m, const std::vector<double>
   for (auto& s : sb) {
     s.type = real ? output_type::real : output_type::categorical;
     s.dim = dim;
-    if (real) s.real.resize(nsel * dim); else s.cat.resize(nsel);
+    if (real)
+      s.real.resize(nsel * dim);
+    else
+      s.cat.resize(nsel);
   }
   const std::uint64_t sblocks = (nsel + kBlock - 1) / kBlock;
   run_tasks(static_cast<std::size_t>(2 * sblocks), T, opt, 0.0, 0.1, [&](std::size_t t, unsigned) {
@@ -301,8 +314,14 @@ void run_pair(Job& job, unsigned T, const audit_options& opt, Prog prog) {
     return;
   }
   std::atomic<int> fin{0};
-  std::thread a([&] { job(0); ++fin; });
-  std::thread b([&] { job(1); ++fin; });
+  std::thread a([&] {
+    job(0);
+    ++fin;
+  });
+  std::thread b([&] {
+    job(1);
+    ++fin;
+  });
   while (fin.load() < 2) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
     if (opt.progress) opt.progress(prog());
@@ -329,14 +348,19 @@ file_scan scan_file(const std::string& path, std::uint64_t num, std::atomic<std:
     }
     if (b == e) line_error(r, "empty line (one output per line; no blank lines)");
     const int pr = parse_numbers(b, e, vals);
-    if (pr == -1) line_error(r, "NaN, infinite or out-of-range number " + excerpt(b, e) + " (outputs must be finite)");
-    if (pr == -2) line_error(r, "malformed line " + excerpt(b, e) + ": expected comma-separated numbers");
+    if (pr == -1)
+      line_error(
+          r, "NaN, infinite or out-of-range number " + excerpt(b, e) + " (outputs must be finite)");
+    if (pr == -2)
+      line_error(r, "malformed line " + excerpt(b, e) + ": expected comma-separated numbers");
     line_kind k;
     if (pr == 1) {
       k = vals.size() == 1 ? line_kind::number : line_kind::vector;
     } else {
       if (std::find(b, e, ',') != e) {
-        line_error(r, "malformed line " + excerpt(b, e) + ": neither comma-separated numbers nor a token (tokens contain no commas)");
+        line_error(r,
+                   "malformed line " + excerpt(b, e) +
+                       ": neither comma-separated numbers nor a token (tokens contain no commas)");
       }
       k = line_kind::token;
     }
@@ -351,8 +375,8 @@ file_scan scan_file(const std::string& path, std::uint64_t num, std::atomic<std:
       line_error(r, "vector of length " + std::to_string(vals.size()) + " " + excerpt(b, e) +
                         ", but line 1 has length " + std::to_string(s.dim));
     } else if (k != s.kind) {
-      line_error(r, std::string("mixed output types: line 1 is ") + kind_name(s.kind) + ", this line " +
-                        excerpt(b, e) + " is " + kind_name(k));
+      line_error(r, std::string("mixed output types: line 1 is ") + kind_name(s.kind) +
+                        ", this line " + excerpt(b, e) + " is " + kind_name(k));
     } else if (k == line_kind::vector && vals.size() != s.dim) {
       line_error(r, "vector of length " + std::to_string(vals.size()) + " " + excerpt(b, e) +
                         ", but line 1 has length " + std::to_string(s.dim));
@@ -370,7 +394,10 @@ file_scan scan_file(const std::string& path, std::uint64_t num, std::atomic<std:
       } else {
         id = it->second;
       }
-      if (sel) s.sel.cat.push_back(id); else ++s.eval_tokens[static_cast<std::size_t>(id)];
+      if (sel)
+        s.sel.cat.push_back(id);
+      else
+        ++s.eval_tokens[static_cast<std::size_t>(id)];
     } else if (sel) {
       s.sel.real.insert(s.sel.real.end(), vals.begin(), vals.end());
     }
@@ -382,8 +409,8 @@ file_scan scan_file(const std::string& path, std::uint64_t num, std::atomic<std:
 }
 
 /// Pass 2 (real outputs): evaluation lines into counts.
-void eval_file(const std::string& path, std::uint64_t num, std::uint64_t expect_lines, const plan& p,
-               int side, eval_counts& c, std::atomic<std::uint64_t>& bytes) {
+void eval_file(const std::string& path, std::uint64_t num, std::uint64_t expect_lines,
+               const plan& p, int side, eval_counts& c, std::atomic<std::uint64_t>& bytes) {
   line_reader r(path);
   std::vector<double> vals, buf;
   const std::size_t d = p.dim;
@@ -434,7 +461,9 @@ audit_report audit_files(const std::string& f0, const std::string& f1, const tra
     regular[1] = b.regular();
   }
   auto progress_of = [&](double passes) {
-    return total_bytes ? static_cast<double>(bytes.load()) / (passes * static_cast<double>(total_bytes)) : 0.0;
+    return total_bytes
+               ? static_cast<double>(bytes.load()) / (passes * static_cast<double>(total_bytes))
+               : 0.0;
   };
   {
     std::exception_ptr err[2];
@@ -453,19 +482,21 @@ audit_report audit_files(const std::string& f0, const std::string& f1, const tra
   if (opt.progress) opt.progress(std::min(0.5, progress_of(2.0)));
   if (sc[0].kind != sc[1].kind || sc[0].dim != sc[1].dim) {
     auto what = [](const file_scan& s) {
-      return std::string(kind_name(s.kind)) + (s.kind == line_kind::vector ? " of length " + std::to_string(s.dim) : "");
+      return std::string(kind_name(s.kind)) +
+             (s.kind == line_kind::vector ? " of length " + std::to_string(s.dim) : "");
     };
-    throw std::invalid_argument("the sample files hold different kinds of output: " + f0 + " has " + what(sc[0]) +
-                                " per line, " + f1 + " has " + what(sc[1]));
+    throw std::invalid_argument("the sample files hold different kinds of output: " + f0 + " has " +
+                                what(sc[0]) + " per line, " + f1 + " has " + what(sc[1]));
   }
   rep.samples[0] = sc[0].lines;
   rep.samples[1] = sc[1].lines;
   const bool tokens = sc[0].kind == line_kind::token;
   for (int s = 0; s < 2 && !tokens; ++s) {
     if (!regular[s]) {
-      throw std::invalid_argument((s == 0 ? f0 : f1) +
-                                  ": not a regular file; numeric sample files are read twice (selection, then "
-                                  "evaluation), so write the samples to a file first (pipes work for token files)");
+      throw std::invalid_argument(
+          (s == 0 ? f0 : f1) +
+          ": not a regular file; numeric sample files are read twice (selection, then "
+          "evaluation), so write the samples to a file first (pipes work for token files)");
     }
   }
   std::vector<std::string> names;
@@ -485,12 +516,14 @@ audit_report audit_files(const std::string& f0, const std::string& f1, const tra
       for (std::size_t i = 0; i < s.names.size(); ++i) remap[i] = all[s.names[i]];
       for (auto& k : s.sel.cat) k = remap[static_cast<std::size_t>(k)];
       std::vector<std::uint64_t> ev(names.size(), 0);
-      for (std::size_t i = 0; i < s.names.size(); ++i) ev[static_cast<std::size_t>(remap[i])] += s.eval_tokens[i];
+      for (std::size_t i = 0; i < s.names.size(); ++i)
+        ev[static_cast<std::size_t>(remap[i])] += s.eval_tokens[i];
       s.eval_tokens = std::move(ev);
     }
     rep.category_name = [names](std::int64_t k) {
-      return k >= 0 && static_cast<std::size_t>(k) < names.size() ? names[static_cast<std::size_t>(k)]
-                                                                    : "#" + std::to_string(k);
+      return k >= 0 && static_cast<std::size_t>(k) < names.size()
+                 ? names[static_cast<std::size_t>(k)]
+                 : "#" + std::to_string(k);
     };
   }
   rep.seconds.select_sampling = since(t0);
@@ -558,7 +591,8 @@ audit_report audit_files(const std::string& f0, const std::string& f1, const tra
   return rep;
 }
 
-audit_report audit_counts(const plan& p, const eval_counts& counts, const tradeoff& claim, double delta) {
+audit_report audit_counts(const plan& p, const eval_counts& counts, const tradeoff& claim,
+                          double delta) {
   audit_report rep;
   rep.tests = p;
   rep.counts = counts;

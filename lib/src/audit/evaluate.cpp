@@ -12,7 +12,6 @@
 namespace fdp::audit {
 namespace {
 
-
 struct bounds {
   double pU, qL;
 };
@@ -32,7 +31,8 @@ double margin_of(double pU, double qL, const tradeoff& f) {
 std::optional<double> needed(double p, double q, double fracP, double fracQ, double g,
                              const tradeoff& f) {
   auto ok = [&](double N) {
-    const double nP = std::max(1.0, std::floor(N * fracP)), nQ = std::max(1.0, std::floor(N * fracQ));
+    const double nP = std::max(1.0, std::floor(N * fracP)),
+                 nQ = std::max(1.0, std::floor(N * fracQ));
     const bounds b = cp_pair(p * nP, nP, q * nQ, nQ, g);
     return margin_of(b.pU, b.qL, f) > 0;
   };
@@ -44,7 +44,10 @@ std::optional<double> needed(double p, double q, double fracP, double fracQ, dou
   }
   for (int it = 0; it < 60 && hi - lo > std::max(1.0, 1e-3 * lo); ++it) {
     const double mid = std::floor(0.5 * (lo + hi));
-    if (ok(mid)) hi = mid; else lo = mid;
+    if (ok(mid))
+      hi = mid;
+    else
+      lo = mid;
   }
   return std::ceil(hi);
 }
@@ -57,14 +60,18 @@ struct pt {
 std::vector<pt> hull(std::vector<pt> v) {
   v.push_back({0.0, 1.0});
   v.push_back({1.0, 0.0});
-  std::sort(v.begin(), v.end(), [](const pt& a, const pt& b) { return a.x != b.x ? a.x < b.x : a.y < b.y; });
+  std::sort(v.begin(), v.end(),
+            [](const pt& a, const pt& b) { return a.x != b.x ? a.x < b.x : a.y < b.y; });
   std::vector<pt> h;
   for (const auto& p : v) {
     if (!h.empty() && h.back().x == p.x) continue;  // keep the lowest at this x
     while (h.size() >= 2) {
       const pt& a = h[h.size() - 2];
       const pt& b = h.back();
-      if ((b.x - a.x) * (p.y - a.y) - (b.y - a.y) * (p.x - a.x) <= 0) h.pop_back(); else break;
+      if ((b.x - a.x) * (p.y - a.y) - (b.y - a.y) * (p.x - a.x) <= 0)
+        h.pop_back();
+      else
+        break;
     }
     h.push_back(p);
   }
@@ -174,12 +181,14 @@ audit_result evaluate(const plan& p, const eval_counts& counts, const tradeoff& 
     const double fracQ = static_cast<double>(ct->nQ) / (sp == 0 ? N1 : N0);
     const bounds naive = cp_pair(static_cast<double>(ct->kP), static_cast<double>(ct->nP),
                                  static_cast<double>(ct->kQ), static_cast<double>(ct->nQ), g / 2);
-    if (detail::violates(naive.pU, naive.qL, f) || detail::violates(1.0 - naive.qL, 1.0 - naive.pU, f)) {
+    if (detail::violates(naive.pU, naive.qL, f) ||
+        detail::violates(1.0 - naive.qL, 1.0 - naive.pU, f)) {
       r.verdict = "inconclusive";
-      r.reason = "the claim test violates the claim without the multiple-testing correction, "
-                 "not at the stated confidence";
-      r.samples_needed = needed(ct->alpha_hat, 1.0 - ct->beta_hat, fracP, fracQ,
-                                p.tests[ct->index].gamma, f);
+      r.reason =
+          "the claim test violates the claim without the multiple-testing correction, "
+          "not at the stated confidence";
+      r.samples_needed =
+          needed(ct->alpha_hat, 1.0 - ct->beta_hat, fracP, fracQ, p.tests[ct->index].gamma, f);
       return r;
     }
     // Could any outcome of this size certify a violation?
@@ -198,12 +207,14 @@ audit_result evaluate(const plan& p, const eval_counts& counts, const tradeoff& 
   // No test could be chosen or evaluated.
   const double share = 0.9;
   const double gp = share * g / 8;
-  const double frac = (N0 > 0 && r.evaluation[0] > 0) ? static_cast<double>(r.evaluation[0]) / N0 : 0.9;
+  const double frac =
+      (N0 > 0 && r.evaluation[0] > 0) ? static_cast<double>(r.evaluation[0]) / N0 : 0.9;
   if (r.selection[0] >= 10 && r.selection[1] >= 10 && r.evaluation[0] > 0 && r.evaluation[1] > 0) {
     // Enough outputs, yet no event separates them: the selection outputs of
     // both sides are all alike. Consistent if some outcome of this size
     // could have certified a violation, else too few samples.
-    const double e0 = static_cast<double>(r.evaluation[0]), e1 = static_cast<double>(r.evaluation[1]);
+    const double e0 = static_cast<double>(r.evaluation[0]),
+                 e1 = static_cast<double>(r.evaluation[1]);
     const bounds ext = cp_pair(0, e0, e1, e1, gp);
     if (detail::violates(ext.pU, ext.qL, f) || detail::violates(1.0 - ext.qL, 1.0 - ext.pU, f)) {
       r.verdict = "consistent";
@@ -211,8 +222,9 @@ audit_result evaluate(const plan& p, const eval_counts& counts, const tradeoff& 
       return r;
     }
     r.verdict = "inconclusive";
-    r.reason = "too few samples: the selection outputs of both sides are all alike and no outcome "
-               "of this size could certify a violation of the claim";
+    r.reason =
+        "too few samples: the selection outputs of both sides are all alike and no outcome "
+        "of this size could certify a violation of the claim";
     r.samples_needed = needed(0.0, 1.0, frac, frac, gp, f);
     return r;
   }

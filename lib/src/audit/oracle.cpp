@@ -63,7 +63,9 @@ event_law from_cdf(F0t F0, S0t S0, F1t F1, S1t S1, double lo, double hi, std::ve
 }
 
 double lap_pdf(double x, double b) { return std::exp(-std::fabs(x) / b) / (2.0 * b); }
-double lap_cdf(double x, double b) { return x < 0 ? 0.5 * std::exp(x / b) : 1.0 - 0.5 * std::exp(-x / b); }
+double lap_cdf(double x, double b) {
+  return x < 0 ? 0.5 * std::exp(x / b) : 1.0 - 0.5 * std::exp(-x / b);
+}
 
 /// The output law of the sparse-vector variant that releases the noisy value
 /// of its single above (cutoff 1): P(above at i, value in [v, v + h)) ~
@@ -83,7 +85,7 @@ std::vector<double> svt_value_law(const mech::detail::svt_config& cfg, const std
     double G = 0;
     for (std::size_t m = 0; m < cells; ++m) {
       const double v = lo + (static_cast<double>(m) + 0.5) * h;  // value
-      const double r = v - T;                                  // largest threshold noise allowed
+      const double r = v - T;                                    // largest threshold noise allowed
       // G_i(r): cumulative of f_T(r') prod(r') over r' <= r (midpoint rule on the same grid).
       G += lap_pdf(r, bT) * prod[m] * h;
       out.push_back(lap_pdf(v - a[i], bq) * (G - 0.5 * lap_pdf(r, bT) * prod[m] * h) * h);
@@ -135,9 +137,8 @@ std::optional<event_law> exact_event_law(const mech::mechanism& m, const std::ve
       law.family = "likelihood-ratio prefix sets (exact output law)";
       std::vector<std::size_t> ord(k);
       std::iota(ord.begin(), ord.end(), 0);
-      std::sort(ord.begin(), ord.end(), [&](std::size_t x, std::size_t y) {
-        return b[x] * a[y] > b[y] * a[x];
-      });
+      std::sort(ord.begin(), ord.end(),
+                [&](std::size_t x, std::size_t y) { return b[x] * a[y] > b[y] * a[x]; });
       double x = 0, y = 0;
       for (std::size_t j = 0; j + 1 < k; ++j) {
         x += a[ord[j]];
@@ -165,10 +166,12 @@ std::optional<event_law> exact_event_law(const mech::mechanism& m, const std::ve
     const double ncells = std::ceil((hi - lo) / h);
     if (!(ncells >= 1 && ncells <= 5e7)) return std::nullopt;  // extreme parameters: no oracle
     const auto cells = static_cast<std::size_t>(ncells);
-    const auto d0 = svt_value_law(cfg, in0, lo, h, cells), d1 = svt_value_law(cfg, in1, lo, h, cells);
+    const auto d0 = svt_value_law(cfg, in0, lo, h, cells),
+               d1 = svt_value_law(cfg, in1, lo, h, cells);
     std::vector<std::size_t> ord(d0.size());
     std::iota(ord.begin(), ord.end(), 0);
-    std::sort(ord.begin(), ord.end(), [&](std::size_t x, std::size_t y) { return d1[x] * d0[y] > d1[y] * d0[x]; });
+    std::sort(ord.begin(), ord.end(),
+              [&](std::size_t x, std::size_t y) { return d1[x] * d0[y] > d1[y] * d0[x]; });
     event_law law;
     law.family = "likelihood-ratio sets of (position, value) cells of width " + std::to_string(h) +
                  " (exact law by quadrature)";
@@ -200,7 +203,9 @@ std::optional<event_law> exact_event_law(const mech::mechanism& m, const std::ve
     l2 += diff[i] * diff[i];
   }
   if (auto* lap = dynamic_cast<const mech::laplace_mechanism*>(&m)) {
-    if (moved == 1) return from_tradeoff(laplace{std::fabs(diff[at]) / lap->scale()}, "Laplace trade-off of the pair");
+    if (moved == 1)
+      return from_tradeoff(laplace{std::fabs(diff[at]) / lap->scale()},
+                           "Laplace trade-off of the pair");
     if (moved == 0) return from_tradeoff(identity{}, "(identical inputs)");
     return std::nullopt;
   }
@@ -209,7 +214,8 @@ std::optional<event_law> exact_event_law(const mech::mechanism& m, const std::ve
   }
   if (dynamic_cast<const mech::flawed::histogram_inverted_scale*>(&m)) {
     const double b = param(m, "eps");
-    if (moved == 1) return from_tradeoff(laplace{std::fabs(diff[at]) / b}, "Laplace trade-off of the pair");
+    if (moved == 1)
+      return from_tradeoff(laplace{std::fabs(diff[at]) / b}, "Laplace trade-off of the pair");
     return std::nullopt;
   }
   const bool nmv_lap = dynamic_cast<const mech::flawed::noisy_max_value_laplace*>(&m) != nullptr;
@@ -234,11 +240,15 @@ std::optional<event_law> exact_event_law(const mech::mechanism& m, const std::ve
     auto S0 = [&](double t) { return -std::expm1(logF(in0, t)); };
     auto F1 = [&](double t) { return std::exp(logF(in1, t)); };
     auto S1 = [&](double t) { return -std::expm1(logF(in1, t)); };
-    const double lo = std::min(*std::min_element(in0.begin(), in0.end()), *std::min_element(in1.begin(), in1.end()));
-    const double hi = std::max(*std::max_element(in0.begin(), in0.end()), *std::max_element(in1.begin(), in1.end()));
+    const double lo = std::min(*std::min_element(in0.begin(), in0.end()),
+                               *std::min_element(in1.begin(), in1.end()));
+    const double hi = std::max(*std::max_element(in0.begin(), in0.end()),
+                               *std::max_element(in1.begin(), in1.end()));
     std::vector<double> extra;
-    for (double edge : {*std::max_element(in0.begin(), in0.end()), *std::max_element(in1.begin(), in1.end())}) {
-      for (int i = 0; i <= 300; ++i) extra.push_back(edge + s * std::pow(10.0, -8.0 + 9.0 * i / 300.0));
+    for (double edge :
+         {*std::max_element(in0.begin(), in0.end()), *std::max_element(in1.begin(), in1.end())}) {
+      for (int i = 0; i <= 300; ++i)
+        extra.push_back(edge + s * std::pow(10.0, -8.0 + 9.0 * i / 300.0));
     }
     return from_cdf(F0, S0, F1, S1, lo - (nmv_lap ? 60 : 0) * s, hi + 60 * s, extra,
                     nmv_lap ? "the Laplace noisy max value" : "the exponential noisy max value");

@@ -18,10 +18,12 @@ void view::index_keys() {
   }
   if (small && !keys.empty()) {
     dense_.assign(static_cast<std::size_t>(mx) + 1, -1);
-    for (std::size_t i = 0; i < keys.size(); ++i) dense_[static_cast<std::size_t>(keys[i])] = static_cast<std::int32_t>(i);
+    for (std::size_t i = 0; i < keys.size(); ++i)
+      dense_[static_cast<std::size_t>(keys[i])] = static_cast<std::int32_t>(i);
   } else {
     index_.reserve(keys.size() * 2);
-    for (std::size_t i = 0; i < keys.size(); ++i) index_.emplace(keys[i], static_cast<std::uint32_t>(i));
+    for (std::size_t i = 0; i < keys.size(); ++i)
+      index_.emplace(keys[i], static_cast<std::uint32_t>(i));
   }
 }
 
@@ -29,8 +31,8 @@ void view::prepare() {
   if (type == kind::categories || type == kind::bits || type == kind::pattern) index_keys();
   if (type == kind::pattern) index_pattern();
   table_.clear();
-  if (type == kind::cuts && cuts.size() >= 8 && std::isfinite(cuts.front()) && std::isfinite(cuts.back()) &&
-      cuts.back() > cuts.front()) {
+  if (type == kind::cuts && cuts.size() >= 8 && std::isfinite(cuts.front()) &&
+      std::isfinite(cuts.back()) && cuts.back() > cuts.front()) {
     // Uniform buckets over [front, back]; a value's cell is the left edge's cell
     // plus the few cut points inside its bucket.
     const std::size_t nb = std::min<std::size_t>(1u << 14, 64 * cuts.size());
@@ -40,7 +42,8 @@ void view::prepare() {
     table_.resize(nb + 1);
     for (std::size_t b = 0; b <= nb; ++b) {
       const double edge = tlo_ + static_cast<double>(b) / tscale_;
-      table_[b] = static_cast<std::uint32_t>(std::lower_bound(cuts.begin(), cuts.end(), edge) - cuts.begin());
+      table_[b] = static_cast<std::uint32_t>(std::lower_bound(cuts.begin(), cuts.end(), edge) -
+                                             cuts.begin());
     }
   }
 }
@@ -79,7 +82,8 @@ std::int64_t view::pattern_key(const double* x, double& sum) const {
     const auto it = std::lower_bound(vals.begin(), vals.end(), y);
     mix(it != vals.end() && *it == y ? static_cast<std::uint64_t>(it - vals.begin()) : 0xFFFFu);
   }
-  for (std::size_t k = 0; k < atom_coord.size(); ++k) mix(x[atom_coord[k]] == atom_value[k] ? 0x10001u : 0x10002u);
+  for (std::size_t k = 0; k < atom_coord.size(); ++k)
+    mix(x[atom_coord[k]] == atom_value[k] ? 0x10001u : 0x10002u);
   sum = 0;
   for (std::size_t k = 0; k < proj.size(); ++k) {
     const double y = x[proj[k]];
@@ -133,7 +137,8 @@ std::size_t view::cell_of(const double* x) const {
       const auto k = cell_of_key(pattern_key(x, sum));
       if (k >= keys.size()) return offset_.back();
       const auto& cu = key_cuts[k];
-      return offset_[k] + static_cast<std::size_t>(std::lower_bound(cu.begin(), cu.end(), sum) - cu.begin());
+      return offset_[k] +
+             static_cast<std::size_t>(std::lower_bound(cu.begin(), cu.end(), sum) - cu.begin());
     }
     case kind::categories:
       break;
@@ -181,13 +186,15 @@ void eval_counts::init(const plan& p) {
 void eval_counts::merge(const eval_counts& o) {
   for (const auto& st : o.streams) {
     if (std::find(streams.begin(), streams.end(), st) != streams.end()) {
-      throw std::invalid_argument("audit: two shards drew from the same random stream (seed " + std::to_string(st.first) +
-                                  ", shard " + std::to_string(st.second >> 20) +
-                                  "): their outputs would be counted twice; give each shard its own --shard index");
+      throw std::invalid_argument(
+          "audit: two shards drew from the same random stream (seed " + std::to_string(st.first) +
+          ", shard " + std::to_string(st.second >> 20) +
+          "): their outputs would be counted twice; give each shard its own --shard index");
     }
   }
   for (int s = 0; s < 2; ++s) {
-    if (o.cells[s].size() != cells[s].size()) throw std::invalid_argument("eval_counts::merge: different plans");
+    if (o.cells[s].size() != cells[s].size())
+      throw std::invalid_argument("eval_counts::merge: different plans");
     n[s] += o.n[s];
     for (std::size_t v = 0; v < cells[s].size(); ++v) {
       if (o.cells[s][v].size() != cells[s][v].size()) {

@@ -110,7 +110,7 @@ struct context {
   const tradeoff* claim;
   double delta;
   std::uint64_t n_eval[2];
-  double g_plan;   // planned per-bound level
+  double g_plan;  // planned per-bound level
   double z_plan;
   double z_shrink;
 };
@@ -137,7 +137,8 @@ void add_event(std::vector<candidate>& out, std::uint32_t fam, std::uint8_t flag
 
 void score_approx(candidate& c, const context& cx) {
   const int sp = c.ordering == 0 ? 0 : 1;
-  const double nPe = static_cast<double>(cx.n_eval[sp]), nQe = static_cast<double>(cx.n_eval[1 - sp]);
+  const double nPe = static_cast<double>(cx.n_eval[sp]),
+               nQe = static_cast<double>(cx.n_eval[1 - sp]);
   const double pt = approx_upper(static_cast<double>(c.kP), static_cast<double>(c.nP), cx.z_shrink);
   const double qt = approx_lower(static_cast<double>(c.kQ), static_cast<double>(c.nQ), cx.z_shrink);
   const double pU = approx_upper(std::min(pt * nPe, nPe), nPe, cx.z_plan);
@@ -148,7 +149,8 @@ void score_approx(candidate& c, const context& cx) {
 void score_exact(candidate& c, const context& cx) {
   if (c.exact_done) return;
   const int sp = c.ordering == 0 ? 0 : 1;
-  const double nPe = static_cast<double>(cx.n_eval[sp]), nQe = static_cast<double>(cx.n_eval[1 - sp]);
+  const double nPe = static_cast<double>(cx.n_eval[sp]),
+               nQe = static_cast<double>(cx.n_eval[1 - sp]);
   const double pt = cp_upper(static_cast<double>(c.kP), static_cast<double>(c.nP), kShrinkLevel);
   const double qt = cp_lower(static_cast<double>(c.kQ), static_cast<double>(c.nQ), kShrinkLevel);
   const double pU = cp_upper(std::min(pt * nPe, nPe), nPe, cx.g_plan);
@@ -184,7 +186,8 @@ void radix_sort(std::vector<double>& v) {
   std::vector<std::size_t> hist(8 * 256, 0);
   for (std::size_t i = 0; i < n; ++i) {
     a[i] = order_key(v[i]);
-    for (int d = 0; d < 8; ++d) ++hist[static_cast<std::size_t>(d) * 256 + ((a[i] >> (8 * d)) & 255)];
+    for (int d = 0; d < 8; ++d)
+      ++hist[static_cast<std::size_t>(d) * 256 + ((a[i] >> (8 * d)) & 255)];
   }
   for (int d = 0; d < 8; ++d) {
     std::size_t* h = &hist[static_cast<std::size_t>(d) * 256];
@@ -240,7 +243,8 @@ double kth_of_union(const std::vector<const std::vector<double>*>& arrs, std::si
   }
   auto count_le = [&](double x) {
     std::size_t k = 0;
-    for (auto* a : arrs) k += static_cast<std::size_t>(std::upper_bound(a->begin(), a->end(), x) - a->begin());
+    for (auto* a : arrs)
+      k += static_cast<std::size_t>(std::upper_bound(a->begin(), a->end(), x) - a->begin());
     return k;
   };
   // Search over each array's elements: the answer is an element of some array.
@@ -249,7 +253,10 @@ double kth_of_union(const std::vector<const std::vector<double>*>& arrs, std::si
     std::size_t L = 0, R = a->size();
     while (L < R) {
       const std::size_t mid = (L + R) / 2;
-      if (count_le((*a)[mid]) > r) R = mid; else L = mid + 1;
+      if (count_le((*a)[mid]) > r)
+        R = mid;
+      else
+        L = mid + 1;
     }
     if (L < a->size()) best = std::min(best, (*a)[L]);
   }
@@ -286,7 +293,8 @@ void threshold_family(const sorted_column& col, std::size_t j, const std::string
   f.proto.label = label;
   fams.push_back(f);
   const auto fi = static_cast<std::uint32_t>(fams.size() - 1);
-  const std::uint64_t n0 = col.A[0].size() + col.B[0].size(), n1 = col.A[1].size() + col.B[1].size();
+  const std::uint64_t n0 = col.A[0].size() + col.B[0].size(),
+                      n1 = col.A[1].size() + col.B[1].size();
   auto le = [](const std::vector<double>& v, double t) {
     return static_cast<std::uint64_t>(std::upper_bound(v.begin(), v.end(), t) - v.begin());
   };
@@ -298,11 +306,11 @@ void threshold_family(const sorted_column& col, std::size_t j, const std::string
 }
 
 /// Prefix family over the cells of `v`, ordered by half-A ratios, counted on half B.
-void prefix_family(view v, const std::vector<std::uint64_t>& a0, const std::vector<std::uint64_t>& a1,
-                   std::uint64_t nA0, std::uint64_t nA1, const std::vector<std::uint64_t>& b0,
-                   const std::vector<std::uint64_t>& b1, std::uint64_t nB0, std::uint64_t nB1,
-                   std::vector<family>& fams, std::vector<candidate>& out,
-                   const std::vector<double>* score = nullptr,
+void prefix_family(view v, const std::vector<std::uint64_t>& a0,
+                   const std::vector<std::uint64_t>& a1, std::uint64_t nA0, std::uint64_t nA1,
+                   const std::vector<std::uint64_t>& b0, const std::vector<std::uint64_t>& b1,
+                   std::uint64_t nB0, std::uint64_t nB1, std::vector<family>& fams,
+                   std::vector<candidate>& out, const std::vector<double>* score = nullptr,
                    const std::vector<std::uint32_t>* group = nullptr) {
   const std::size_t m = a0.size();
   if (m < 2 || nB0 == 0 || nB1 == 0 || nA0 == 0 || nA1 == 0) return;
@@ -319,7 +327,9 @@ void prefix_family(view v, const std::vector<std::uint64_t>& a0, const std::vect
       double x0 = 0, x1 = 0, ws = 0, w2 = 0;
       for (int d = -2; d <= 2; ++d) {
         const long e = static_cast<long>(c) + d;
-        if (e < 0 || e >= static_cast<long>(m) || (*group)[static_cast<std::size_t>(e)] != (*group)[c]) continue;
+        if (e < 0 || e >= static_cast<long>(m) ||
+            (*group)[static_cast<std::size_t>(e)] != (*group)[c])
+          continue;
         x0 += w[d + 2] * static_cast<double>(a0[static_cast<std::size_t>(e)]);
         x1 += w[d + 2] * static_cast<double>(a1[static_cast<std::size_t>(e)]);
         ws += w[d + 2];
@@ -344,7 +354,8 @@ void prefix_family(view v, const std::vector<std::uint64_t>& a0, const std::vect
       continue;
     }
     double pi = x1 / t;
-    pi = pi > pi0 ? std::max(pi0, cp_lower(x1, t, kOrderLevel)) : std::min(pi0, cp_upper(x1, t, kOrderLevel));
+    pi = pi > pi0 ? std::max(pi0, cp_lower(x1, t, kOrderLevel))
+                  : std::min(pi0, cp_upper(x1, t, kOrderLevel));
     ratio[c] = std::log(pi / (1 - pi)) - logit0;
   }
   std::vector<std::uint32_t> order(m);
@@ -377,8 +388,10 @@ void prefix_family(view v, const std::vector<std::uint64_t>& a0, const std::vect
 /// length (e.g. sparse-vector answer streams "TTF-..."): features are
 /// (position, character); weights fitted on half-A counts. Empty if the
 /// names do not have a common length in [2, 64].
-std::vector<double> char_scores(const std::vector<std::string>& names, const std::vector<std::uint64_t>& a0,
-                                const std::vector<std::uint64_t>& a1, std::uint64_t nA0, std::uint64_t nA1) {
+std::vector<double> char_scores(const std::vector<std::string>& names,
+                                const std::vector<std::uint64_t>& a0,
+                                const std::vector<std::uint64_t>& a1, std::uint64_t nA0,
+                                std::uint64_t nA1) {
   if (names.empty()) return {};
   const std::size_t L = names[0].size();
   if (L < 2 || L > 64) return {};
@@ -397,15 +410,16 @@ std::vector<double> char_scores(const std::vector<std::string>& names, const std
   for (std::size_t c = 0; c < names.size(); ++c) {
     for (std::size_t j = 0; j < L; ++j) {
       const auto& x = n[{j, names[c][j]}];
-      sc[c] += std::log((x[1] + 0.5) / static_cast<double>(nA1)) - std::log((x[0] + 0.5) / static_cast<double>(nA0));
+      sc[c] += std::log((x[1] + 0.5) / static_cast<double>(nA1)) -
+               std::log((x[0] + 0.5) / static_cast<double>(nA0));
     }
   }
   return sc;
 }
 
-void keyed_family(view::kind kind, const std::string& label,
-                  const std::vector<std::int64_t>& keys0, const std::vector<std::int64_t>& keys1,
-                  std::vector<family>& fams, std::vector<candidate>& out,
+void keyed_family(view::kind kind, const std::string& label, const std::vector<std::int64_t>& keys0,
+                  const std::vector<std::int64_t>& keys1, std::vector<family>& fams,
+                  std::vector<candidate>& out,
                   const std::function<std::string(std::int64_t)>& name = nullptr) {
   std::map<std::int64_t, std::array<std::uint64_t, 4>> cnt;  // side0 A, side0 B, side1 A, side1 B
   for (std::size_t i = 0; i < keys0.size(); ++i) ++cnt[keys0[i]][i & 1];
@@ -436,11 +450,12 @@ void keyed_family(view::kind kind, const std::string& label,
     for (std::size_t x = 0; x < m; ++x) {
       for (std::size_t y = x; y < m; ++y) {
         const std::uint64_t bits = (std::uint64_t{1} << x) | (std::uint64_t{1} << y);
-        add_event(out, fi, 1, 0, bits, c0[x] + (y != x ? c0[y] : 0), keys0.size(), c1[x] + (y != x ? c1[y] : 0),
-                  keys1.size());
+        add_event(out, fi, 1, 0, bits, c0[x] + (y != x ? c0[y] : 0), keys0.size(),
+                  c1[x] + (y != x ? c1[y] : 0), keys1.size());
       }
     }
-    prefix_family(std::move(v), c0, c1, keys0.size(), keys1.size(), c0, c1, keys0.size(), keys1.size(), fams, out);
+    prefix_family(std::move(v), c0, c1, keys0.size(), keys1.size(), c0, c1, keys0.size(),
+                  keys1.size(), fams, out);
     return;
   }
   std::vector<std::uint64_t> a0(m), a1(m), b0(m), b1(m);
@@ -502,7 +517,10 @@ std::vector<double> cut_points(const std::vector<double>& pooled, std::size_t ta
     std::size_t r = std::min(rest - 1, i * rest / q);  // rank among non-atom values
     std::size_t pos = r;
     for (const auto& [b, e] : atoms) {
-      if (pos >= b) pos += e - b; else break;
+      if (pos >= b)
+        pos += e - b;
+      else
+        break;
     }
     cuts.push_back(pooled[std::min(pos, N - 1)]);
   }
@@ -528,7 +546,8 @@ std::vector<double> cut_points_tails(const std::vector<double>& sorted, std::siz
 }
 
 /// Counts of sorted values in the cells of sorted cuts (cell = #cuts < x).
-std::vector<std::uint64_t> cell_counts(const std::vector<double>& sorted, const std::vector<double>& cuts) {
+std::vector<std::uint64_t> cell_counts(const std::vector<double>& sorted,
+                                       const std::vector<double>& cuts) {
   std::vector<std::uint64_t> c(cuts.size() + 1, 0);
   std::size_t cell = 0;
   for (double x : sorted) {
@@ -557,9 +576,9 @@ void bins_family(const sorted_column& col, std::size_t j, const std::string& lab
 
 struct tree_builder {
   std::size_t d = 0, n0 = 0, n1 = 0;
-  std::vector<const double*> rows;          // n0 rows of side 0 then n1 of side 1
-  std::vector<std::vector<double>> cuts;    // per coordinate
-  std::vector<std::uint8_t> bin;            // rows x d
+  std::vector<const double*> rows;        // n0 rows of side 0 then n1 of side 1
+  std::vector<std::vector<double>> cuts;  // per coordinate
+  std::vector<std::uint8_t> bin;          // rows x d
   double w0 = 1, w1 = 1;
   std::vector<std::uint32_t> idx;
 
@@ -620,8 +639,10 @@ view grow_tree(const sample_block& s0, const sample_block& s1, std::size_t max_p
                const std::vector<std::vector<double>>& cuts) {
   tree_builder t;
   t.d = s0.dim;
-  for (std::size_t i = 0; i < s0.size() && t.n0 < max_per_side; i += 2, ++t.n0) t.rows.push_back(&s0.real[i * t.d]);
-  for (std::size_t i = 0; i < s1.size() && t.n1 < max_per_side; i += 2, ++t.n1) t.rows.push_back(&s1.real[i * t.d]);
+  for (std::size_t i = 0; i < s0.size() && t.n0 < max_per_side; i += 2, ++t.n0)
+    t.rows.push_back(&s0.real[i * t.d]);
+  for (std::size_t i = 0; i < s1.size() && t.n1 < max_per_side; i += 2, ++t.n1)
+    t.rows.push_back(&s1.real[i * t.d]);
   view v;
   v.type = view::kind::tree;
   v.label = "tree leaf";
@@ -653,9 +674,10 @@ view grow_tree(const sample_block& s0, const sample_block& s1, std::size_t max_p
       continue;
     }
     const auto j = static_cast<std::size_t>(p.s.coord);
-    auto mid = std::stable_partition(t.idx.begin() + static_cast<std::ptrdiff_t>(p.lo),
-                                     t.idx.begin() + static_cast<std::ptrdiff_t>(p.hi),
-                                     [&](std::uint32_t r) { return t.bin[static_cast<std::size_t>(r) * t.d + j] <= p.s.b; });
+    auto mid = std::stable_partition(
+        t.idx.begin() + static_cast<std::ptrdiff_t>(p.lo),
+        t.idx.begin() + static_cast<std::ptrdiff_t>(p.hi),
+        [&](std::uint32_t r) { return t.bin[static_cast<std::size_t>(r) * t.d + j] <= p.s.b; });
     const std::size_t m = static_cast<std::size_t>(mid - t.idx.begin());
     view::node& nd = v.nodes[static_cast<std::size_t>(p.node)];
     nd.coord = p.s.coord;
@@ -687,11 +709,17 @@ void tree_family(const sample_block& s0, const sample_block& s1, std::size_t max
   std::uint64_t nA0 = 0, nA1 = 0, nB0 = 0, nB1 = 0;
   for (std::size_t i = 0; i < s0.size(); ++i) {
     const auto c = v.cell_of(&s0.real[i * s0.dim]);
-    if (i & 1) ++b0[c], ++nB0; else ++a0[c], ++nA0;
+    if (i & 1)
+      ++b0[c], ++nB0;
+    else
+      ++a0[c], ++nA0;
   }
   for (std::size_t i = 0; i < s1.size(); ++i) {
     const auto c = v.cell_of(&s1.real[i * s1.dim]);
-    if (i & 1) ++b1[c], ++nB1; else ++a1[c], ++nA1;
+    if (i & 1)
+      ++b1[c], ++nB1;
+    else
+      ++a1[c], ++nA1;
   }
   prefix_family(std::move(v), a0, a1, nA0, nA1, b0, b1, nB0, nB1, fams, out);
 }
@@ -709,8 +737,9 @@ constexpr std::size_t kPatternPerBin = 400;
 /// a pattern; the other coordinates, without their atoms, are summed; cells
 /// are (pattern, quantile bin of the sum within the pattern). Fitted on half
 /// A, events are likelihood-ratio prefixes counted on half B.
-void pattern_family(const sample_block& s0, const sample_block& s1, const std::vector<sorted_column>& cols,
-                    std::vector<family>& fams, std::vector<candidate>& out) {
+void pattern_family(const sample_block& s0, const sample_block& s1,
+                    const std::vector<sorted_column>& cols, std::vector<family>& fams,
+                    std::vector<candidate>& out) {
   const std::size_t d = s0.dim;
   view v;
   v.type = view::kind::pattern;
@@ -733,7 +762,8 @@ void pattern_family(const sample_block& s0, const sample_block& s1, const std::v
       continue;
     }
     v.proj.push_back(j);
-    const auto big = std::max_element(runs.begin(), runs.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
+    const auto big = std::max_element(
+        runs.begin(), runs.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
     if (static_cast<double>(big->second) >= kAtomShare * static_cast<double>(pa.size())) {
       v.atom_coord.push_back(j);
       v.atom_value.push_back(big->first);
@@ -753,9 +783,12 @@ void pattern_family(const sample_block& s0, const sample_block& s1, const std::v
   }
   std::vector<std::pair<std::size_t, std::int64_t>> byfreq;
   for (const auto& kv : sums) byfreq.emplace_back(kv.second.size(), kv.first);
-  std::sort(byfreq.begin(), byfreq.end(), [](const auto& a, const auto& b) { return a.first != b.first ? a.first > b.first : a.second < b.second; });
+  std::sort(byfreq.begin(), byfreq.end(), [](const auto& a, const auto& b) {
+    return a.first != b.first ? a.first > b.first : a.second < b.second;
+  });
   if (byfreq.size() > kMaxPatterns) byfreq.resize(kMaxPatterns);
-  std::sort(byfreq.begin(), byfreq.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
+  std::sort(byfreq.begin(), byfreq.end(),
+            [](const auto& a, const auto& b) { return a.second < b.second; });
   for (const auto& [n, k] : byfreq) {
     auto& sv = sums[k];
     std::sort(sv.begin(), sv.end());
@@ -773,13 +806,18 @@ void pattern_family(const sample_block& s0, const sample_block& s1, const std::v
     b[s].assign(m, 0);
     for (std::size_t i = 0; i < sb[s]->size(); ++i) {
       const auto c = v.cell_of(&sb[s]->real[i * d]);
-      if (i & 1) ++b[s][c], ++nb[s]; else ++a[s][c], ++na[s];
+      if (i & 1)
+        ++b[s][c], ++nb[s];
+      else
+        ++a[s][c], ++na[s];
     }
   }
   std::vector<std::uint32_t> group;
-  for (std::size_t k = 0; k < v.keys.size(); ++k) group.insert(group.end(), v.key_cuts[k].size() + 1, static_cast<std::uint32_t>(k));
+  for (std::size_t k = 0; k < v.keys.size(); ++k)
+    group.insert(group.end(), v.key_cuts[k].size() + 1, static_cast<std::uint32_t>(k));
   group.push_back(static_cast<std::uint32_t>(v.keys.size()));  // other
-  prefix_family(std::move(v), a[0], a[1], na[0], na[1], b[0], b[1], nb[0], nb[1], fams, out, nullptr, &group);
+  prefix_family(std::move(v), a[0], a[1], na[0], na[1], b[0], b[1], nb[0], nb[1], fams, out,
+                nullptr, &group);
 }
 
 // ------------------------------------------------------------ hull
@@ -789,9 +827,8 @@ void pattern_family(const sample_block& s0, const sample_block& s1, const std::v
 std::vector<std::size_t> lower_hull(const std::vector<double>& x, const std::vector<double>& y) {
   std::vector<std::size_t> ord(x.size());
   std::iota(ord.begin(), ord.end(), 0);
-  std::sort(ord.begin(), ord.end(), [&](std::size_t a, std::size_t b) {
-    return x[a] != x[b] ? x[a] < x[b] : y[a] < y[b];
-  });
+  std::sort(ord.begin(), ord.end(),
+            [&](std::size_t a, std::size_t b) { return x[a] != x[b] ? x[a] < x[b] : y[a] < y[b]; });
   struct P {
     double x, y;
     long id;
@@ -810,7 +847,10 @@ std::vector<std::size_t> lower_hull(const std::vector<double>& x, const std::vec
       const P& a = h[h.size() - 2];
       const P& b = h.back();
       const double cr = (b.x - a.x) * (p.y - a.y) - (b.y - a.y) * (p.x - a.x);
-      if (cr <= 0) h.pop_back(); else break;
+      if (cr <= 0)
+        h.pop_back();
+      else
+        break;
     }
     h.push_back(p);
   }
@@ -857,7 +897,8 @@ std::string describe_cells(const view& v, const std::vector<std::uint8_t>& in,
         if (!in[base + b]) continue;
         if (count < 6) {
           s += count ? ", " : "";
-          s += "(pattern " + std::to_string(k) + ", sum in (" + (b == 0 ? "-inf" : fmt_num(cu[b - 1])) + ", " +
+          s += "(pattern " + std::to_string(k) + ", sum in (" +
+               (b == 0 ? "-inf" : fmt_num(cu[b - 1])) + ", " +
                (b == cu.size() ? "inf)" : fmt_num(cu[b]) + "]") + ")";
         }
         ++count;
@@ -887,8 +928,9 @@ std::string describe_cells(const view& v, const std::vector<std::uint8_t>& in,
     if ((in[c] != 0) != negate) {
       if (count < 8) {
         s += count ? ", " : "";
-        s += v.type == view::kind::bits ? describe_bit_key(v.keys[c])
-                                        : (name ? name(v.keys[c]) : "#" + std::to_string(v.keys[c]));
+        s += v.type == view::kind::bits
+                 ? describe_bit_key(v.keys[c])
+                 : (name ? name(v.keys[c]) : "#" + std::to_string(v.keys[c]));
       }
       ++count;
     }
@@ -939,7 +981,10 @@ void compact_cut_views(plan& p) {
       const auto& old = p.views[tv[k]].cuts;
       for (std::size_t c = 0; c < m; ++c) {
         // Merged cell c is (cuts[c-1], cuts[c]]; its old cell: #old cuts < any point of it.
-        const std::size_t oc = c == 0 ? 0 : static_cast<std::size_t>(std::upper_bound(old.begin(), old.end(), cuts[c - 1]) - old.begin());
+        const std::size_t oc =
+            c == 0 ? 0
+                   : static_cast<std::size_t>(
+                         std::upper_bound(old.begin(), old.end(), cuts[c - 1]) - old.begin());
         in[k][c] = ts[k]->in[oc];
       }
     }
@@ -979,7 +1024,8 @@ plan select_tests(const sample_block& s0, const sample_block& s1, const tradeoff
     throw std::invalid_argument("select_tests: a side has no selection samples");
   }
   if (!(opt.confidence > 0 && opt.confidence < 1)) {
-    throw std::invalid_argument("select_tests(confidence=" + fmt_num(opt.confidence) + "): must be in (0, 1)");
+    throw std::invalid_argument("select_tests(confidence=" + fmt_num(opt.confidence) +
+                                "): must be in (0, 1)");
   }
   plan p;
   p.type = s0.type;
@@ -1038,16 +1084,19 @@ plan select_tests(const sample_block& s0, const sample_block& s1, const tradeoff
     std::vector<std::size_t> ix(cands.size());
     std::iota(ix.begin(), ix.end(), 0);
     const std::size_t k = std::min<std::size_t>(kFinalists, ix.size());
-    std::partial_sort(ix.begin(), ix.begin() + static_cast<std::ptrdiff_t>(k), ix.end(),
-                      [&](std::size_t a, std::size_t b) { return key(cands[a].approx) > key(cands[b].approx); });
+    std::partial_sort(
+        ix.begin(), ix.begin() + static_cast<std::ptrdiff_t>(k), ix.end(),
+        [&](std::size_t a, std::size_t b) { return key(cands[a].approx) > key(cands[b].approx); });
     ix.resize(k);
     for (auto i : ix) score_exact(cands[i], cx);
     auto adj = [&](std::size_t i) {
       const double v = key(cands[i].exact);
-      const bool simple = s0.type == output_type::categorical || fams[cands[i].fam].k == family::kind::threshold;
+      const bool simple =
+          s0.type == output_type::categorical || fams[cands[i].fam].k == family::kind::threshold;
       return simple || !std::isfinite(v) ? v : v - kSimplicity * std::fabs(v);
     };
-    std::stable_sort(ix.begin(), ix.end(), [&](std::size_t a, std::size_t b) { return adj(a) > adj(b); });
+    std::stable_sort(ix.begin(), ix.end(),
+                     [&](std::size_t a, std::size_t b) { return adj(a) > adj(b); });
     return ix;
   };
   struct pick_t {
@@ -1074,10 +1123,12 @@ plan select_tests(const sample_block& s0, const sample_block& s1, const tradeoff
   // (Frequencies are compared: families count on different halves.)
   auto distinct = [&](const candidate& a, const candidate& b) {
     auto far = [](std::uint64_t x, std::uint64_t nx, std::uint64_t y, std::uint64_t ny) {
-      const double u = static_cast<double>(x) / static_cast<double>(nx), v = static_cast<double>(y) / static_cast<double>(ny);
+      const double u = static_cast<double>(x) / static_cast<double>(nx),
+                   v = static_cast<double>(y) / static_cast<double>(ny);
       return std::fabs(u - v) > 0.25 * std::max(u, v) + 2.0 / static_cast<double>(std::min(nx, ny));
     };
-    const bool direct = a.ordering != b.ordering || far(a.kP, a.nP, b.kP, b.nP) || far(a.kQ, a.nQ, b.kQ, b.nQ);
+    const bool direct =
+        a.ordering != b.ordering || far(a.kP, a.nP, b.kP, b.nP) || far(a.kQ, a.nQ, b.kQ, b.nQ);
     const bool mirror = a.ordering == b.ordering || far(a.kP, a.nP, b.nQ - b.kQ, b.nQ) ||
                         far(a.kQ, a.nQ, b.nP - b.kP, b.nP);
     return direct && mirror;
@@ -1090,16 +1141,18 @@ plan select_tests(const sample_block& s0, const sample_block& s1, const tradeoff
       // approximate score, over all candidates) that are a different test.
       std::vector<std::size_t> ix(cands.size());
       std::iota(ix.begin(), ix.end(), 0);
-      std::stable_sort(ix.begin(), ix.end(),
-                       [&](std::size_t a, std::size_t b) { return cands[a].approx.eps > cands[b].approx.eps; });
+      std::stable_sort(ix.begin(), ix.end(), [&](std::size_t a, std::size_t b) {
+        return cands[a].approx.eps > cands[b].approx.eps;
+      });
       std::vector<std::size_t> alt;
       for (auto i : ix) {
         if (alt.size() >= kFinalists / 2 || !std::isfinite(cands[i].approx.eps)) break;
         if (distinct(cands[i], cands[e[0]])) alt.push_back(i);
       }
       for (auto i : alt) score_exact(cands[i], cx);
-      std::stable_sort(alt.begin(), alt.end(),
-                       [&](std::size_t a, std::size_t b) { return cands[a].exact.eps > cands[b].exact.eps; });
+      std::stable_sort(alt.begin(), alt.end(), [&](std::size_t a, std::size_t b) {
+        return cands[a].exact.eps > cands[b].exact.eps;
+      });
       if (!alt.empty()) take(alt[0], "epsilon", kWeightEps2);
     }
     // The best test for mu and for the claim; a test already chosen serves
@@ -1146,18 +1199,21 @@ plan select_tests(const sample_block& s0, const sample_block& s1, const tradeoff
     } else {
       std::set<std::size_t> sel;
       const std::size_t half = static_cast<std::size_t>(C) / 2;
-      for (std::size_t i = 0; i < half; ++i) sel.insert(i * (hull.size() - 1) / std::max<std::size_t>(1, half - 1));
+      for (std::size_t i = 0; i < half; ++i)
+        sel.insert(i * (hull.size() - 1) / std::max<std::size_t>(1, half - 1));
       double amin = 1.0;
       for (auto i : hull) {
         if (hx[i] > 0) amin = std::min(amin, hx[i]);
       }
       const std::size_t rest = static_cast<std::size_t>(C) - half;
       for (std::size_t i = 0; i < rest && sel.size() < static_cast<std::size_t>(C); ++i) {
-        const double target = std::exp(std::log(amin) * (1.0 - static_cast<double>(i) / std::max<std::size_t>(1, rest - 1)));
+        const double target = std::exp(
+            std::log(amin) * (1.0 - static_cast<double>(i) / std::max<std::size_t>(1, rest - 1)));
         std::size_t best = 0;
         double bd = kInf;
         for (std::size_t h = 0; h < hull.size(); ++h) {
-          const double dd = std::fabs(std::log(std::max(hx[hull[h]], amin * 1e-3)) - std::log(target));
+          const double dd =
+              std::fabs(std::log(std::max(hx[hull[h]], amin * 1e-3)) - std::log(target));
           if (dd < bd) bd = dd, best = h;
         }
         sel.insert(best);
@@ -1207,7 +1263,8 @@ plan select_tests(const sample_block& s0, const sample_block& s1, const tradeoff
     t.in.assign(v.cells(), 0);
     switch (f.k) {
       case family::kind::threshold: {
-        const auto ix = static_cast<std::size_t>(std::lower_bound(v.cuts.begin(), v.cuts.end(), c.t) - v.cuts.begin());
+        const auto ix = static_cast<std::size_t>(
+            std::lower_bound(v.cuts.begin(), v.cuts.end(), c.t) - v.cuts.begin());
         for (std::size_t cell = 0; cell < t.in.size(); ++cell) {
           t.in[cell] = c.flag ? (cell <= ix) : (cell > ix);
         }
@@ -1216,14 +1273,16 @@ plan select_tests(const sample_block& s0, const sample_block& s1, const tradeoff
         break;
       }
       case family::kind::subsets: {
-        for (std::size_t cell = 0; cell + 1 < t.in.size(); ++cell) t.in[cell] = (c.param >> cell) & 1;
+        for (std::size_t cell = 0; cell + 1 < t.in.size(); ++cell)
+          t.in[cell] = (c.param >> cell) & 1;
         t.description = describe_cells(v, t.in, opt.category_name);
         break;
       }
       case family::kind::prefix: {
         std::vector<std::uint8_t> pre(v.cells(), 0);
         for (std::size_t j = 0; j < c.param; ++j) pre[f.order[j]] = 1;
-        for (std::size_t cell = 0; cell < t.in.size(); ++cell) t.in[cell] = c.flag ? pre[cell] : !pre[cell];
+        for (std::size_t cell = 0; cell < t.in.size(); ++cell)
+          t.in[cell] = c.flag ? pre[cell] : !pre[cell];
         t.description = describe_cells(v, t.in, opt.category_name);
         break;
       }

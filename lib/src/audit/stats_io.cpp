@@ -41,7 +41,8 @@ struct reader {
   /// A line "KEY rest"; returns rest.
   std::string keyed(const std::string& key) {
     next();
-    if (cur.compare(0, key.size(), key) != 0 || (cur.size() > key.size() && cur[key.size()] != ' ')) {
+    if (cur.compare(0, key.size(), key) != 0 ||
+        (cur.size() > key.size() && cur[key.size()] != ' ')) {
       fail("expected '" + key + "'");
     }
     return cur.size() > key.size() ? cur.substr(key.size() + 1) : std::string();
@@ -98,8 +99,8 @@ void write_plan_body(std::ostream& os, const plan& p) {
   os << "selection " << p.selection[0] << " " << p.selection[1] << "\n";
   os << "views " << p.views.size() << "\n";
   for (const auto& v : p.views) {
-    os << "view " << kind_text(v.type) << " " << v.coord << " " << v.cuts.size() << " " << v.keys.size() << " "
-       << v.nodes.size() << " " << v.leaves << "\n";
+    os << "view " << kind_text(v.type) << " " << v.coord << " " << v.cuts.size() << " "
+       << v.keys.size() << " " << v.nodes.size() << " " << v.leaves << "\n";
     os << "label " << v.label << "\n";
     os << "cuts";
     for (double c : v.cuts) os << " " << hex(c);
@@ -107,16 +108,19 @@ void write_plan_body(std::ostream& os, const plan& p) {
     for (auto k : v.keys) os << " " << k;
     os << "\n";
     for (const auto& nd : v.nodes) {
-      os << "node " << nd.coord << " " << hex(nd.cut) << " " << nd.left << " " << nd.right << " " << nd.leaf << "\n";
+      os << "node " << nd.coord << " " << hex(nd.cut) << " " << nd.left << " " << nd.right << " "
+         << nd.leaf << "\n";
     }
     if (v.type == view::kind::pattern) {
-      os << "pattern " << v.disc.size() << " " << v.atom_coord.size() << " " << v.proj.size() << "\n";
+      os << "pattern " << v.disc.size() << " " << v.atom_coord.size() << " " << v.proj.size()
+         << "\n";
       for (std::size_t k = 0; k < v.disc.size(); ++k) {
         os << "disc " << v.disc[k] << " " << v.disc_values[k].size();
         for (double x : v.disc_values[k]) os << " " << hex(x);
         os << "\n";
       }
-      for (std::size_t k = 0; k < v.atom_coord.size(); ++k) os << "atom " << v.atom_coord[k] << " " << hex(v.atom_value[k]) << "\n";
+      for (std::size_t k = 0; k < v.atom_coord.size(); ++k)
+        os << "atom " << v.atom_coord[k] << " " << hex(v.atom_value[k]) << "\n";
       os << "proj";
       for (auto j : v.proj) os << " " << j;
       os << "\n";
@@ -129,8 +133,8 @@ void write_plan_body(std::ostream& os, const plan& p) {
   }
   os << "tests " << p.tests.size() << "\n";
   for (const auto& t : p.tests) {
-    os << "test " << t.view << " " << t.ordering << " " << hex(t.gamma) << " " << (t.band ? 1 : 0) << " "
-       << hex(t.sel_alpha) << " " << hex(t.sel_beta) << "\n";
+    os << "test " << t.view << " " << t.ordering << " " << hex(t.gamma) << " " << (t.band ? 1 : 0)
+       << " " << hex(t.sel_alpha) << " " << hex(t.sel_beta) << "\n";
     os << "role " << t.role << "\n";
     os << "desc " << t.description << "\n";
     os << "comp " << t.complement << "\n";
@@ -144,9 +148,12 @@ plan read_plan_body(reader& r) {
   plan p;
   {
     const std::string t = r.keyed("type");
-    if (t == "real") p.type = output_type::real;
-    else if (t == "categorical") p.type = output_type::categorical;
-    else r.fail("unknown type '" + t + "'");
+    if (t == "real")
+      p.type = output_type::real;
+    else if (t == "categorical")
+      p.type = output_type::categorical;
+    else
+      r.fail("unknown type '" + t + "'");
   }
   {
     std::istringstream ss(r.keyed("dim"));
@@ -172,12 +179,18 @@ plan read_plan_body(reader& r) {
     std::istringstream ss(r.keyed("view"));
     std::string k;
     ss >> k;
-    if (k == "cuts") v.type = view::kind::cuts;
-    else if (k == "categories") v.type = view::kind::categories;
-    else if (k == "bits") v.type = view::kind::bits;
-    else if (k == "tree") v.type = view::kind::tree;
-    else if (k == "pattern") v.type = view::kind::pattern;
-    else r.fail("unknown view kind '" + k + "'");
+    if (k == "cuts")
+      v.type = view::kind::cuts;
+    else if (k == "categories")
+      v.type = view::kind::categories;
+    else if (k == "bits")
+      v.type = view::kind::bits;
+    else if (k == "tree")
+      v.type = view::kind::tree;
+    else if (k == "pattern")
+      v.type = view::kind::pattern;
+    else
+      r.fail("unknown view kind '" + k + "'");
     v.coord = r.count(ss);
     if (v.coord >= p.dim && p.type == output_type::real) r.fail("coordinate out of range");
     const std::size_t nc = r.count(ss), nk = r.count(ss), nn = r.count(ss);
@@ -207,7 +220,8 @@ plan read_plan_body(reader& r) {
                             nd.right >= static_cast<int>(nn))) {
         r.fail("tree node child out of range");
       }
-      if (nd.coord < 0 && (nd.leaf < 0 || nd.leaf >= static_cast<int>(v.leaves))) r.fail("tree leaf out of range");
+      if (nd.coord < 0 && (nd.leaf < 0 || nd.leaf >= static_cast<int>(v.leaves)))
+        r.fail("tree leaf out of range");
     }
     if (v.type == view::kind::tree && v.nodes.empty()) r.fail("empty tree");
     if (v.type == view::kind::pattern) {
@@ -245,7 +259,8 @@ plan read_plan_body(reader& r) {
         v.key_cuts.push_back(cu);
       }
     }
-    if (v.type == view::kind::cuts && !std::is_sorted(v.cuts.begin(), v.cuts.end())) r.fail("cut points must be sorted");
+    if (v.type == view::kind::cuts && !std::is_sorted(v.cuts.begin(), v.cuts.end()))
+      r.fail("cut points must be sorted");
     v.prepare();
     p.views.push_back(std::move(v));
   }
@@ -264,7 +279,8 @@ plan read_plan_body(reader& r) {
     t.band = r.count(ss) != 0;
     t.sel_alpha = r.number(ss);
     t.sel_beta = r.number(ss);
-    if (!(t.gamma > 0 && t.gamma < 1) || (t.ordering != 0 && t.ordering != 1)) r.fail("bad test parameters");
+    if (!(t.gamma > 0 && t.gamma < 1) || (t.ordering != 0 && t.ordering != 1))
+      r.fail("bad test parameters");
     t.role = r.keyed("role");
     t.description = r.keyed("desc");
     t.complement = r.keyed("comp");
@@ -276,13 +292,15 @@ plan read_plan_body(reader& r) {
     }
     p.tests.push_back(std::move(t));
   }
-  if (p.total_error() > 1.0 - p.confidence + 1e-12) r.fail("the tests' error levels exceed 1 - confidence");
+  if (p.total_error() > 1.0 - p.confidence + 1e-12)
+    r.fail("the tests' error levels exceed 1 - confidence");
   return p;
 }
 
 plan read_plan_file(bounded_line_reader& lines) {
   reader r{lines};
-  if (r.next() != "fdp-audit-plan 1") r.fail("not an fdp audit plan file (first line must be 'fdp-audit-plan 1')");
+  if (r.next() != "fdp-audit-plan 1")
+    r.fail("not an fdp audit plan file (first line must be 'fdp-audit-plan 1')");
   plan p = read_plan_body(r);
   if (r.next() != "end") r.fail("expected 'end'");
   return p;
@@ -338,7 +356,8 @@ void write_stats(const std::string& path, const plan& p, const eval_counts& c) {
 void read_stats(const std::string& path, plan& p, eval_counts& c) {
   bounded_line_reader lines(path, "stats file");
   reader r{lines};
-  if (r.next() != "fdp-audit-stats 1") r.fail("not an fdp audit stats file (first line must be 'fdp-audit-stats 1')");
+  if (r.next() != "fdp-audit-stats 1")
+    r.fail("not an fdp audit stats file (first line must be 'fdp-audit-stats 1')");
   p = read_plan_body(r);
   c.init(p);
   {

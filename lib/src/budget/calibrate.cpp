@@ -120,8 +120,8 @@ class calibrator {
     }
     cache_[x] = e;
     if (std::getenv("FDP_TRACE_CALIBRATE")) {
-      std::fprintf(stderr, "calibrate: %s=%.17g tol=%g eps=[%.17g, %.17g]\n", param_.c_str(), x, tol,
-                   e.eps.lower, e.eps.upper);
+      std::fprintf(stderr, "calibrate: %s=%.17g tol=%g eps=[%.17g, %.17g]\n", param_.c_str(), x,
+                   tol, e.eps.lower, e.eps.upper);
     }
     return e;
   }
@@ -133,8 +133,10 @@ class calibrator {
     calibration_result r;
     r.param = param_;
     r.smallest = smallest_;
-    if (integer_) solve_integer(r);
-    else solve_continuous(r);
+    if (integer_)
+      solve_integer(r);
+    else
+      solve_continuous(r);
     if (!integer_) meet_exactly(r);
     r.epsilon = cache_.at(r.value).eps;
     certify_gap(r);
@@ -158,10 +160,10 @@ class calibrator {
     const interval e = compose(others_, co).epsilon(delta_);
     ++evaluations_;
     if (!(e.upper < target_)) {
-      throw std::invalid_argument("calibrate: no value of " + param_ + " meets epsilon <= " +
-                                  fmt17(target_) + " at delta = " + fmt17(delta_) +
-                                  ": the other specs alone give a certified epsilon in [" +
-                                  fmt17(e.lower) + ", " + fmt17(e.upper) + "]");
+      throw std::invalid_argument(
+          "calibrate: no value of " + param_ + " meets epsilon <= " + fmt17(target_) +
+          " at delta = " + fmt17(delta_) + ": the other specs alone give a certified epsilon in [" +
+          fmt17(e.lower) + ", " + fmt17(e.upper) + "]");
     }
   }
 
@@ -192,7 +194,8 @@ class calibrator {
           throw std::invalid_argument("calibrate: every " + param_ + " down to " +
                                       fmt17(lower_limit_) + " meets the target");
         }
-        if (feasible(nx, ts)) f = nx;
+        if (feasible(nx, ts))
+          f = nx;
         else {
           g = nx;
           break;
@@ -266,7 +269,8 @@ class calibrator {
       for (int it = 0; it < 12; ++it) {
         double step = -g1 / k;
         step = 1.5 * step + (step >= 0 ? 2e-4 : -2e-4);
-        if (g1 == 0) step = smallest_ ? -2e-4 : 2e-4;  // exactly at the target: probe the other side
+        if (g1 == 0)
+          step = smallest_ ? -2e-4 : 2e-4;  // exactly at the target: probe the other side
         y2 = std::min(y1 + step, std::log(upper_limit_));
         g2 = G(y2);
         if ((g1 <= 0) != (g2 <= 0)) break;
@@ -307,7 +311,8 @@ class calibrator {
             return v;
           };
           auto stop = [&](double u, double v) {
-            return std::fabs(v - u) <= opt_.x_tolerance || best_g >= -0.5 * opt_.x_tolerance * std::fabs(k);
+            return std::fabs(v - u) <= opt_.x_tolerance ||
+                   best_g >= -0.5 * opt_.x_tolerance * std::fabs(k);
           };
           const auto br = boost::math::tools::toms748_solve(Gt, a, b, fa, fb, stop, iters);
           r.iterations += static_cast<int>(iters);
@@ -391,8 +396,10 @@ class calibrator {
     while (g - f > 1.0) {
       const double m = std::floor(0.5 * (f + g));
       ++r.iterations;
-      if (feasible(m, tol)) f = m;
-      else g = m;
+      if (feasible(m, tol))
+        f = m;
+      else
+        g = m;
     }
     r.value = f;
     r.lo = f;

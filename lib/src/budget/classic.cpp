@@ -54,14 +54,16 @@ classic_report classic_account(const std::vector<spec>& specs, double delta) {
   double fixed_delta = 0.0, k_profile = 0.0;
   for (const auto& s : specs) {
     const auto p = per_application(s);
-    if (p.fixed) fixed_delta += static_cast<double>(s.times) * p.delta;
-    else k_profile += static_cast<double>(s.times);
+    if (p.fixed)
+      fixed_delta += static_cast<double>(s.times) * p.delta;
+    else
+      k_profile += static_cast<double>(s.times);
   }
   const double free = delta - fixed_delta;
   if (free < 0 || (free == 0 && k_profile > 0)) {
     r.applicable = false;
-    r.reason = "the fixed delta_i already sum to " + detail::format_value(fixed_delta) +
-               " >= delta";
+    r.reason =
+        "the fixed delta_i already sum to " + detail::format_value(fixed_delta) + " >= delta";
     return r;
   }
   one_shot cache;
@@ -89,9 +91,9 @@ classic_report classic_account(const std::vector<spec>& specs, double delta) {
   r.naive_delta = sd;
   // advanced: delta' = phi * free, the rest to the profile applications
   r.advanced_eps = kInf;
-  const std::vector<double> phis = k_profile > 0
-                                       ? std::vector<double>{0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95}
-                                       : std::vector<double>{1.0};
+  const std::vector<double> phis =
+      k_profile > 0 ? std::vector<double>{0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95}
+                    : std::vector<double>{1.0};
   for (double phi : phis) {
     const double dp = phi * free;
     if (!(dp > 0)) continue;

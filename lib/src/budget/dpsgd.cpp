@@ -47,9 +47,12 @@ neighbour_relation parse_neighbours(const std::string& s) {
 
 std::string to_string(sampling_scheme s) {
   switch (s) {
-    case sampling_scheme::poisson: return "poisson";
-    case sampling_scheme::without_replacement: return "without-replacement";
-    case sampling_scheme::shuffle: return "shuffle";
+    case sampling_scheme::poisson:
+      return "poisson";
+    case sampling_scheme::without_replacement:
+      return "without-replacement";
+    case sampling_scheme::shuffle:
+      return "shuffle";
   }
   return "?";
 }
@@ -83,10 +86,11 @@ std::int64_t dpsgd_steps(double epochs, std::int64_t n, std::int64_t b) {
   detail::require(n >= 1, "dpsgd_steps", "dataset_size", static_cast<long long>(n), "must be >= 1");
   detail::require(b >= 1 && b <= n, "dpsgd_steps", "batch_size", static_cast<long long>(b),
                   "must be in [1, dataset_size]");
-  const long double t = static_cast<long double>(epochs) * static_cast<long double>(n) /
-                        static_cast<long double>(b);
+  const long double t =
+      static_cast<long double>(epochs) * static_cast<long double>(n) / static_cast<long double>(b);
   const long double c = std::ceil(t - 1e-9L * t);  // 4687.5 -> 4688; 4688.0000000001 -> 4688
-  if (c > 1e12L) detail::throw_domain("dpsgd_steps", "epochs", epochs, "gives more than 1e12 steps");
+  if (c > 1e12L)
+    detail::throw_domain("dpsgd_steps", "epochs", epochs, "gives more than 1e12 steps");
   return std::max<std::int64_t>(1, static_cast<std::int64_t>(c));
 }
 
@@ -128,16 +132,19 @@ dpsgd_report account_dpsgd(const dpsgd_config& c) {
       r.mu = comp.mu();
       r.has_mu = true;
     }
-    r.route = "Poisson sampling, add/remove neighbours: PLD of the pair (N(0,s^2), (1-q)N(0,s^2) + "
-              "q N(D,s^2)) and its reverse, composed " + std::to_string(c.steps) +
-              " times (" + s + ")";
+    r.route =
+        "Poisson sampling, add/remove neighbours: PLD of the pair (N(0,s^2), (1-q)N(0,s^2) + "
+        "q N(D,s^2)) and its reverse, composed " +
+        std::to_string(c.steps) + " times (" + s + ")";
     r.clt_mu = clt_mu_poisson(c.q, mu0, c.steps);
     r.clt_formula = "mu = q sqrt(T (e^{(D/sigma)^2} - 1))  (Bu, Dong, Long & Su 2020)";
   } else {
     // without replacement, replace-one: C_p(G_{mu0})^{(x)T} (DRS Thm 4.2 + Thm 3.2)
     const curve_bracket cp = subsample(tradeoff(gaussian(mu0)), c.q, 2000);
-    const composition lo = compose_terms({curve_term(cp.lower, c.steps, "C_p(G) lower polygon")}, o);
-    const composition up = compose_terms({curve_term(cp.upper, c.steps, "C_p(G) upper polygon")}, o);
+    const composition lo =
+        compose_terms({curve_term(cp.lower, c.steps, "C_p(G) lower polygon")}, o);
+    const composition up =
+        compose_terms({curve_term(cp.upper, c.steps, "C_p(G) upper polygon")}, o);
     const interval el = lo.epsilon(c.delta), eu = up.epsilon(c.delta);
     r.epsilon = {std::min(eu.lower, el.upper), el.upper};
     if (c.gdp_summary) {
@@ -150,9 +157,10 @@ dpsgd_report account_dpsgd(const dpsgd_config& c) {
       r.mu = {std::min(mu_up.lower, hi), hi};
       r.has_mu = true;
     }
-    r.route = "fixed-size sampling without replacement (fraction p), replace-one neighbours: "
-              "C_p(G_{D/sigma}) per step (DRS Thm 4.2) composed " + std::to_string(c.steps) +
-              " times; the bracket is on that guarantee";
+    r.route =
+        "fixed-size sampling without replacement (fraction p), replace-one neighbours: "
+        "C_p(G_{D/sigma}) per step (DRS Thm 4.2) composed " +
+        std::to_string(c.steps) + " times; the bracket is on that guarantee";
     r.clt_mu = clt_mu_uniform(c.q, mu0, c.steps);
     r.clt_formula =
         "mu = sqrt(2) p sqrt(T (e^{mu0^2} Phi(1.5 mu0) + 3 Phi(-0.5 mu0) - 2)), mu0 = D/sigma "

@@ -21,8 +21,8 @@ namespace fdp {
 namespace detail {
 
 namespace {
-constexpr double kTail = 1e-16;   // window tail mass (Chernoff), as compose_options::tail
-constexpr int kChannels = 4;      // 0: pess T(P,Q), 1: pess T(Q,P), 2: opt T(P,Q), 3: opt T(Q,P)
+constexpr double kTail = 1e-16;  // window tail mass (Chernoff), as compose_options::tail
+constexpr int kChannels = 4;     // 0: pess T(P,Q), 1: pess T(Q,P), 2: opt T(P,Q), 3: opt T(Q,P)
 
 std::vector<double> tilts() {
   std::vector<double> t;
@@ -107,9 +107,13 @@ struct pooled {
   T* allocate(std::size_t n) { return static_cast<T*>(block_pool::get().take(n * sizeof(T))); }
   void deallocate(T* p, std::size_t n) { block_pool::get().give(p, n * sizeof(T)); }
   template <class U>
-  bool operator==(const pooled<U>&) const { return true; }
+  bool operator==(const pooled<U>&) const {
+    return true;
+  }
   template <class U>
-  bool operator!=(const pooled<U>&) const { return false; }
+  bool operator!=(const pooled<U>&) const {
+    return false;
+  }
 };
 using cvec = std::vector<std::complex<double>, pooled<std::complex<double>>>;
 using dvec = std::vector<double, pooled<double>>;
@@ -188,7 +192,8 @@ std::int64_t incremental_pld::needed_size() const {
     need = std::max(need, khi - klo + 1);
   }
   for (const auto& g : groups_)
-    for (const auto& t : g->term) need = std::max<std::int64_t>(need, static_cast<std::int64_t>(t.x.size()));
+    for (const auto& t : g->term)
+      need = std::max<std::int64_t>(need, static_cast<std::int64_t>(t.x.size()));
   return need;
 }
 
@@ -198,7 +203,9 @@ void incremental_pld::incorporate(std::size_t gi, std::int64_t n, bool fresh_pow
   ipld_group& g = *groups_[gi];
   const std::size_t nc = static_cast<std::size_t>(N_ / 2 + 1);
   // The term's transform at N_ (valid until the next); and Z *= S^n.
-  const auto transform = [&](int c) { return detail::thread_fft(N_, detail::fft_backend::fftw).forward(g.term[c].x); };
+  const auto transform = [&](int c) {
+    return detail::thread_fft(N_, detail::fft_backend::fftw).forward(g.term[c].x);
+  };
   const auto multiply = [&](int c, const std::complex<double>* S) {
     if (ch_[c].use_count() > 1) ch_[c] = std::make_shared<channel>(*ch_[c]);
     channel& C = *ch_[c];
@@ -240,7 +247,8 @@ void incremental_pld::incorporate(std::size_t gi, std::int64_t n, bool fresh_pow
   while (total > kCacheBytes) {
     ipld_group* oldest = nullptr;
     for (const auto& h : groups_)
-      if (h.get() != &g && h->spec_bytes() > 0 && (!oldest || h->last_use < oldest->last_use)) oldest = h.get();
+      if (h.get() != &g && h->spec_bytes() > 0 && (!oldest || h->last_use < oldest->last_use))
+        oldest = h.get();
     if (!oldest) break;
     total -= oldest->spec_bytes();
     for (auto& v : oldest->spec) detail::cvec().swap(v);
@@ -288,8 +296,10 @@ namespace {
 
 // A group's four discretized channels (the expensive step of a first add).
 // Depends only on its arguments, so groups can be built in parallel.
-std::shared_ptr<ipld_group> build_group(const std::string& key, const std::shared_ptr<const loss_law>& law,
-                                        const incremental_pld::garbler& garble, double h, double cut) {
+std::shared_ptr<ipld_group> build_group(const std::string& key,
+                                        const std::shared_ptr<const loss_law>& law,
+                                        const incremental_pld::garbler& garble, double h,
+                                        double cut) {
   if (!law) throw std::invalid_argument("incremental_pld::add(law): null law");
   auto g = std::make_shared<ipld_group>();
   g->key = key;
@@ -307,8 +317,9 @@ std::shared_ptr<ipld_group> build_group(const std::string& key, const std::share
     const auto oat = ol->atoms();
     double ooff = 0.0;
     if (!oat.empty()) ooff = oat.front().loss - h * std::floor(oat.front().loss / h);
-    opt = discretize(*ol, h, ooff, detail::loss_cut(*ol, cut, false, detail::kCutBisections),
-                     detail::loss_cut(*ol, cut, true, detail::kCutBisections), pld_side::optimistic);
+    opt =
+        discretize(*ol, h, ooff, detail::loss_cut(*ol, cut, false, detail::kCutBisections),
+                   detail::loss_cut(*ol, cut, true, detail::kCutBisections), pld_side::optimistic);
   } else {
     opt = discretize(*law, h, off, lo, hi, pld_side::optimistic);
   }
@@ -322,8 +333,8 @@ std::shared_ptr<ipld_group> build_group(const std::string& key, const std::share
 }  // namespace
 
 std::size_t incremental_pld::register_group(const std::string& key,
-                                           const std::shared_ptr<const loss_law>& law,
-                                           const garbler& garble, bool& fresh) {
+                                            const std::shared_ptr<const loss_law>& law,
+                                            const garbler& garble, bool& fresh) {
   if (!law) throw std::invalid_argument("incremental_pld::add(law): null law");
   auto it = index_.find(key);
   fresh = it == index_.end();
@@ -409,7 +420,8 @@ void incremental_pld::add_batch(const std::vector<batch_item>& items) {
       }
     };
     const unsigned hw = std::max(1u, std::min(8u, std::thread::hardware_concurrency()));
-    const std::size_t extra = std::min<std::size_t>(hw, fresh_items.size()) - (fresh_items.empty() ? 0 : 1);
+    const std::size_t extra =
+        std::min<std::size_t>(hw, fresh_items.size()) - (fresh_items.empty() ? 0 : 1);
     {
       std::vector<std::thread> pool;
       struct joiner {
@@ -509,7 +521,8 @@ double incremental_pld::delta_lo(double eps) const {
 }
 
 interval incremental_pld::delta(double eps) const {
-  if (std::isnan(eps)) detail::throw_domain("incremental_pld::delta", "eps", eps, "must not be NaN");
+  if (std::isnan(eps))
+    detail::throw_domain("incremental_pld::delta", "eps", eps, "must not be NaN");
   if (applications_ == 0) {
     const double d = std::max(0.0, -std::expm1(eps));
     return {d, d};

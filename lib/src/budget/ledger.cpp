@@ -39,7 +39,6 @@ double budget_window(double eps, double delta) {
   return 2.0 * (0.5 * mu * mu + 9.0 * mu) + 4.0;
 }
 
-
 }  // namespace
 
 // A spec reduced to what the accounting needs.
@@ -58,26 +57,29 @@ struct accountant::prepared {
 accountant::accountant(double budget_eps, double budget_delta, const accountant_options& opt)
     : eps_(budget_eps),
       delta_(budget_delta),
-      pld_([&] {
-        detail::require(std::isfinite(budget_eps) && budget_eps > 0, "accountant", "budget_eps",
-                        budget_eps, "must be finite and > 0");
-        detail::require(budget_delta > 0 && budget_delta < 1, "accountant", "budget_delta",
-                        budget_delta, "must be in (0, 1)");
-        detail::require(opt.grid_step == 0 || (std::isfinite(opt.grid_step) && opt.grid_step >= 1e-6 &&
-                                               opt.grid_step <= 0.1),
-                        "accountant", "grid_step", opt.grid_step, "must be 0 (auto) or in [1e-6, 0.1]");
-        detail::require(opt.tolerance > 0 && opt.tolerance < 1, "accountant", "tolerance",
-                        opt.tolerance, "must be in (0, 1)");
-        return opt.grid_step > 0 ? opt.grid_step : auto_grid_step(budget_eps);
-      }(),
-           budget_window(budget_eps, budget_delta), engine_cut(budget_delta)),
+      pld_(
+          [&] {
+            detail::require(std::isfinite(budget_eps) && budget_eps > 0, "accountant", "budget_eps",
+                            budget_eps, "must be finite and > 0");
+            detail::require(budget_delta > 0 && budget_delta < 1, "accountant", "budget_delta",
+                            budget_delta, "must be in (0, 1)");
+            detail::require(
+                opt.grid_step == 0 ||
+                    (std::isfinite(opt.grid_step) && opt.grid_step >= 1e-6 && opt.grid_step <= 0.1),
+                "accountant", "grid_step", opt.grid_step, "must be 0 (auto) or in [1e-6, 0.1]");
+            detail::require(opt.tolerance > 0 && opt.tolerance < 1, "accountant", "tolerance",
+                            opt.tolerance, "must be in (0, 1)");
+            return opt.grid_step > 0 ? opt.grid_step : auto_grid_step(budget_eps);
+          }(),
+          budget_window(budget_eps, budget_delta), engine_cut(budget_delta)),
       auto_grid_(opt.grid_step == 0),
       tolerance_(opt.tolerance),
       window_(budget_window(budget_eps, budget_delta)) {}
 
 // The kind's record of one application (fdp/ops/spec_kind.hpp); the key
 // written here, so that every kind's keys read alike.
-accountant::prepared accountant::prepare(const std::string& text, const ledger_entry* stored) const {
+accountant::prepared accountant::prepare(const std::string& text,
+                                         const ledger_entry* stored) const {
   const spec s = parse_spec(text);
   ledger_form f = spec_ledger_form(s, stored ? &stored->points : nullptr);
   prepared p;
@@ -128,8 +130,9 @@ void accountant::record_engine(const prepared& p) {
     // add, so that a saved ledger always loads (a total above it was saved
     // once and then refused by every later command).
     if (it->n > kMaxGroupCount - p.times) {
-      throw std::invalid_argument("ledger: this entry would bring the applications of '" + p.key + "' to " +
-                                  std::to_string(it->n) + " + " + std::to_string(p.times) +
+      throw std::invalid_argument("ledger: this entry would bring the applications of '" + p.key +
+                                  "' to " + std::to_string(it->n) + " + " +
+                                  std::to_string(p.times) +
                                   ", above the limit of 1e12 per guarantee");
     }
     it->n += p.times;
@@ -229,10 +232,13 @@ void accountant::refine_if_needed() {
 }
 
 void accountant::start_rebuild(double h, double window) {
-  const double need = 2.0 * std::max(pld_.needed_window(), next_ ? next_->eng.needed_window() : 0.0);
-  auto r = std::make_shared<rebuild>(rebuild{incremental_pld(h, std::max(window, need), engine_cut(delta_)), 0, {}});
-  if (pld_.both_orders()) r->eng.use_both_orders();  // no re-plan later when an asymmetric group arrives
-  next_ = std::move(r);  // the work starts at the next add
+  const double need =
+      2.0 * std::max(pld_.needed_window(), next_ ? next_->eng.needed_window() : 0.0);
+  auto r = std::make_shared<rebuild>(
+      rebuild{incremental_pld(h, std::max(window, need), engine_cut(delta_)), 0, {}});
+  if (pld_.both_orders())
+    r->eng.use_both_orders();  // no re-plan later when an asymmetric group arrives
+  next_ = std::move(r);        // the work starts at the next add
 }
 
 void accountant::advance_rebuild(std::size_t steps) {
@@ -242,7 +248,8 @@ void accountant::advance_rebuild(std::size_t steps) {
   // counts recorded since a group joined the new engine
   for (std::size_t i = 0; i < r->done; ++i) {
     if (pending_[i].n != r->counts[i]) {
-      r->eng.add(pending_[i].key, pending_[i].law, pending_[i].n - r->counts[i], pending_[i].garble);
+      r->eng.add(pending_[i].key, pending_[i].law, pending_[i].n - r->counts[i],
+                 pending_[i].garble);
       r->counts[i] = pending_[i].n;
     }
   }
@@ -352,7 +359,8 @@ void accountant::validate(const std::string& spec) const { (void)prepare(spec, n
 bool accountant::can_afford(const std::string& spec, double eps, double delta) const {
   detail::require(std::isfinite(eps) && eps > 0, "accountant::can_afford", "eps", eps,
                   "must be finite and > 0");
-  detail::require(delta > 0 && delta < 1, "accountant::can_afford", "delta", delta, "must be in (0, 1)");
+  detail::require(delta > 0 && delta < 1, "accountant::can_afford", "delta", delta,
+                  "must be in (0, 1)");
   const prepared p = prepare(spec, nullptr);
   if (no_finite_epsilon(p, delta)) return false;
   accountant trial = engine_copy();
@@ -368,10 +376,11 @@ void accountant::add(const std::string& spec) {
   // "over budget: spent ... ; adding 'spec' would " + why, thrown
   const auto refuse = [&](const std::string& why, double requested) {
     const interval now = spent(delta_);
-    throw budget_exceeded("over budget: spent epsilon in [" + detail::format_value(now.lower) + ", " +
-                              detail::format_value(now.upper) + "] at delta = " + detail::format_value(delta_) +
-                              " (budget epsilon " + detail::format_value(eps_) + "); adding '" + spec +
-                              "' would " + why + "; nothing was recorded",
+    throw budget_exceeded("over budget: spent epsilon in [" + detail::format_value(now.lower) +
+                              ", " + detail::format_value(now.upper) +
+                              "] at delta = " + detail::format_value(delta_) + " (budget epsilon " +
+                              detail::format_value(eps_) + "); adding '" + spec + "' would " + why +
+                              "; nothing was recorded",
                           now, requested);
   };
   if (no_finite_epsilon(p, delta_)) {
@@ -414,8 +423,9 @@ std::string accountant::canonical_body() const {
   detail::write_json_string(o, kFormat);
   o += ",\n  \"version\": " + std::to_string(kVersion);
   o += ",\n  \"budget\": {\"epsilon\": " + num17(eps_) + ", \"delta\": " + num17(delta_) + "}";
-  o += ",\n  \"grid\": {\"step\": " + num17(pld_.h()) + ", \"auto\": " + (auto_grid_ ? "true" : "false") +
-       ", \"tolerance\": " + num17(tolerance_) + "}";
+  o += ",\n  \"grid\": {\"step\": " + num17(pld_.h()) +
+       ", \"auto\": " + (auto_grid_ ? "true" : "false") + ", \"tolerance\": " + num17(tolerance_) +
+       "}";
   o += ",\n  \"entries\": [";
   for (std::size_t i = 0; i < entries_.size(); ++i) {
     o += i ? ",\n    {\"spec\": " : "\n    {\"spec\": ";
@@ -424,7 +434,8 @@ std::string accountant::canonical_body() const {
       o += ", \"points\": [";
       for (std::size_t k = 0; k < entries_[i].points.size(); ++k) {
         if (k) o += ", ";
-        o += "[" + num17(entries_[i].points[k].first) + ", " + num17(entries_[i].points[k].second) + "]";
+        o += "[" + num17(entries_[i].points[k].first) + ", " + num17(entries_[i].points[k].second) +
+             "]";
       }
       o += "]";
     }
@@ -453,20 +464,25 @@ accountant accountant::from_json(const std::string& text, const std::string& sou
   if (doc.k != K::object) throw bad("not a valid ledger: the document is not a JSON object");
   for (const auto& kv : doc.obj) {
     static const char* known[] = {"format", "version", "budget", "grid", "entries", "checksum"};
-    if (std::none_of(std::begin(known), std::end(known), [&](const char* k) { return kv.first == k; })) {
+    if (std::none_of(std::begin(known), std::end(known),
+                     [&](const char* k) { return kv.first == k; })) {
       throw bad("not a valid ledger: unexpected field \"" + kv.first + "\"");
     }
   }
-  auto field = [&](const detail::jvalue& o, const char* key, K kind, const std::string& where) -> const detail::jvalue& {
+  auto field = [&](const detail::jvalue& o, const char* key, K kind,
+                   const std::string& where) -> const detail::jvalue& {
     const detail::jvalue* v = o.find(key);
     if (!v) throw bad("not a valid ledger: missing \"" + std::string(key) + "\"" + where);
-    if (v->k != kind) throw bad("not a valid ledger: \"" + std::string(key) + "\" has the wrong type" + where);
+    if (v->k != kind)
+      throw bad("not a valid ledger: \"" + std::string(key) + "\" has the wrong type" + where);
     return *v;
   };
-  if (field(doc, "format", K::string, "").str != kFormat) throw bad("not an fdp ledger (format is not \"fdp-ledger\")");
+  if (field(doc, "format", K::string, "").str != kFormat)
+    throw bad("not an fdp ledger (format is not \"fdp-ledger\")");
   const double version = field(doc, "version", K::number, "").num;
   if (version != kVersion) {
-    throw bad("ledger version " + detail::format_value(version) + " is not supported (this fdp reads version 1)");
+    throw bad("ledger version " + detail::format_value(version) +
+              " is not supported (this fdp reads version 1)");
   }
   const auto& budget = field(doc, "budget", K::object, "");
   const double eps = field(budget, "epsilon", K::number, " in \"budget\"").num;
@@ -492,16 +508,19 @@ accountant accountant::from_json(const std::string& text, const std::string& sou
   for (std::size_t i = 0; i < entries.arr.size(); ++i) {
     const auto& e = entries.arr[i];
     const std::string where = " in entry " + std::to_string(i + 1);
-    if (e.k != K::object) throw bad("not a valid ledger: entry " + std::to_string(i + 1) + " is not an object");
+    if (e.k != K::object)
+      throw bad("not a valid ledger: entry " + std::to_string(i + 1) + " is not an object");
     ledger_entry le;
     le.spec = field(e, "spec", K::string, where).str;
     for (const auto& kv : e.obj) {
-      if (kv.first != "spec" && kv.first != "points") throw bad("not a valid ledger: unexpected field \"" + kv.first + "\"" + where);
+      if (kv.first != "spec" && kv.first != "points")
+        throw bad("not a valid ledger: unexpected field \"" + kv.first + "\"" + where);
     }
     if (const auto* pts = e.find("points")) {
       if (pts->k != K::array) throw bad("not a valid ledger: \"points\" is not an array" + where);
       for (const auto& xy : pts->arr) {
-        if (xy.k != K::array || xy.arr.size() != 2 || xy.arr[0].k != K::number || xy.arr[1].k != K::number) {
+        if (xy.k != K::array || xy.arr.size() != 2 || xy.arr[0].k != K::number ||
+            xy.arr[1].k != K::number) {
           throw bad("not a valid ledger: a point is not [alpha, beta]" + where);
         }
         le.points.emplace_back(xy.arr[0].num, xy.arr[1].num);
@@ -512,8 +531,10 @@ accountant accountant::from_json(const std::string& text, const std::string& sou
   a.entries_ = list;  // for the checksum of exactly what was read
   const std::string expect = "sha256:" + detail::sha256_hex(a.canonical_body());
   if (checksum != expect) {
-    throw bad("checksum mismatch: the ledger was modified outside fdp or is corrupt; refusing to "
-              "trust it (stored " + checksum.substr(0, 23) + "..., content gives " + expect.substr(0, 23) + "...)");
+    throw bad(
+        "checksum mismatch: the ledger was modified outside fdp or is corrupt; refusing to "
+        "trust it (stored " +
+        checksum.substr(0, 23) + "..., content gives " + expect.substr(0, 23) + "...)");
   }
   // Replay: every entry is validated again; groups are added in one batch.
   a.entries_.clear();
@@ -530,8 +551,10 @@ accountant accountant::from_json(const std::string& text, const std::string& sou
     if (p.identity) {
       a.id_applications_ += p.times;
     } else {
-      if (p.gaussian) a.mu2_ += static_cast<double>(p.times) * p.mu * p.mu;
-      else a.all_gaussian_ = false;
+      if (p.gaussian)
+        a.mu2_ += static_cast<double>(p.times) * p.mu * p.mu;
+      else
+        a.all_gaussian_ = false;
       auto it = where.find(p.key);
       if (it == where.end()) {
         where[p.key] = items.size();

@@ -48,7 +48,8 @@ class parser {
     return s.size() <= 40 ? s : s.substr(0, 40) + "... (" + std::to_string(s.size()) + " bytes)";
   }
   void ws() {
-    while (i_ < t_.size() && (t_[i_] == ' ' || t_[i_] == '\n' || t_[i_] == '\r' || t_[i_] == '\t')) ++i_;
+    while (i_ < t_.size() && (t_[i_] == ' ' || t_[i_] == '\n' || t_[i_] == '\r' || t_[i_] == '\t'))
+      ++i_;
   }
   char peek() {
     ws();
@@ -153,14 +154,30 @@ class parser {
       if (i_ >= t_.size()) fail("unterminated escape");
       const char e = t_[i_++];
       switch (e) {
-        case '"': out.push_back('"'); break;
-        case '\\': out.push_back('\\'); break;
-        case '/': out.push_back('/'); break;
-        case 'b': out.push_back('\b'); break;
-        case 'f': out.push_back('\f'); break;
-        case 'n': out.push_back('\n'); break;
-        case 'r': out.push_back('\r'); break;
-        case 't': out.push_back('\t'); break;
+        case '"':
+          out.push_back('"');
+          break;
+        case '\\':
+          out.push_back('\\');
+          break;
+        case '/':
+          out.push_back('/');
+          break;
+        case 'b':
+          out.push_back('\b');
+          break;
+        case 'f':
+          out.push_back('\f');
+          break;
+        case 'n':
+          out.push_back('\n');
+          break;
+        case 'r':
+          out.push_back('\r');
+          break;
+        case 't':
+          out.push_back('\t');
+          break;
         case 'u': {
           if (i_ + 4 > t_.size()) fail("bad \\u escape");
           const unsigned long cp = std::strtoul(t_.substr(i_, 4).c_str(), nullptr, 16);
@@ -178,7 +195,8 @@ class parser {
           }
           break;
         }
-        default: fail(std::string("bad escape '\\") + e + "'");
+        default:
+          fail(std::string("bad escape '\\") + e + "'");
       }
     }
     return out;
@@ -196,11 +214,21 @@ void write_json_string(std::string& out, const std::string& s) {
   out.push_back('"');
   for (const unsigned char c : s) {
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
       default:
         if (c < 0x20) {
           char buf[8];
@@ -252,8 +280,8 @@ std::string sha256_hex(const std::string& bytes) {
     std::uint32_t w[64];
     for (int i = 0; i < 16; ++i) {
       const auto* p = reinterpret_cast<const unsigned char*>(m.data() + off + 4 * i);
-      w[i] = (std::uint32_t(p[0]) << 24) | (std::uint32_t(p[1]) << 16) | (std::uint32_t(p[2]) << 8) |
-             std::uint32_t(p[3]);
+      w[i] = (std::uint32_t(p[0]) << 24) | (std::uint32_t(p[1]) << 16) |
+             (std::uint32_t(p[2]) << 8) | std::uint32_t(p[3]);
     }
     for (int i = 16; i < 64; ++i) {
       const std::uint32_t s0 = rotr(w[i - 15], 7) ^ rotr(w[i - 15], 18) ^ (w[i - 15] >> 3);
@@ -277,7 +305,14 @@ std::string sha256_hex(const std::string& bytes) {
       b = a;
       a = t1 + t2;
     }
-    h[0] += a; h[1] += b; h[2] += c; h[3] += d; h[4] += e; h[5] += f; h[6] += g; h[7] += hh;
+    h[0] += a;
+    h[1] += b;
+    h[2] += c;
+    h[3] += d;
+    h[4] += e;
+    h[5] += f;
+    h[6] += g;
+    h[7] += hh;
   }
   char out[65];
   for (int i = 0; i < 8; ++i) std::snprintf(out + 8 * i, 9, "%08x", h[i]);
@@ -306,13 +341,14 @@ void write_all(int fd, const char* p, std::size_t n, const std::string& what) {
 
 void atomic_write(const std::string& path, const std::string& content) {
   const auto slash = path.find_last_of('/');
-  const std::string dir = slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
+  const std::string dir =
+      slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
   std::random_device rd;
   const std::string tmp = path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(rd());
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd < 0) {
-    throw std::invalid_argument("ledger file '" + path + "': cannot create a temporary file in '" + dir +
-                                "' (" + std::strerror(errno) + ")");
+    throw std::invalid_argument("ledger file '" + path + "': cannot create a temporary file in '" +
+                                dir + "' (" + std::strerror(errno) + ")");
   }
   const char* crash = std::getenv("FDP_LEDGER_TEST_CRASH");
   try {
@@ -322,7 +358,9 @@ void atomic_write(const std::string& path, const std::string& content) {
       ::raise(SIGKILL);
     }
     write_all(fd, content.data(), content.size(), "ledger file '" + tmp + "'");
-    if (::fsync(fd) != 0) throw std::runtime_error("ledger file '" + tmp + "': fsync failed (" + std::strerror(errno) + ")");
+    if (::fsync(fd) != 0)
+      throw std::runtime_error("ledger file '" + tmp + "': fsync failed (" + std::strerror(errno) +
+                               ")");
   } catch (...) {
     ::close(fd);
     ::unlink(tmp.c_str());
@@ -330,13 +368,15 @@ void atomic_write(const std::string& path, const std::string& content) {
   }
   if (::close(fd) != 0) {
     ::unlink(tmp.c_str());
-    throw std::runtime_error("ledger file '" + tmp + "': close failed (" + std::strerror(errno) + ")");
+    throw std::runtime_error("ledger file '" + tmp + "': close failed (" + std::strerror(errno) +
+                             ")");
   }
   if (crash && std::string(crash) == "before-rename") ::raise(SIGKILL);
   if (::rename(tmp.c_str(), path.c_str()) != 0) {
     const int e = errno;
     ::unlink(tmp.c_str());
-    throw std::runtime_error("ledger file '" + path + "': rename failed (" + std::strerror(e) + ")");
+    throw std::runtime_error("ledger file '" + path + "': rename failed (" + std::strerror(e) +
+                             ")");
   }
   const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (dfd >= 0) {

@@ -85,7 +85,8 @@ curve_bracket subsample(const tradeoff& f, double p, int points) {
   // polygon reaches 0 too early and min{f_p, f_p^-1}** drops below the truth
   // (C_1(G_100) at alpha = 0 was 1e-15; the truth is 1).
   for (double a : as)
-    pts.push_back({a, std::min(1.0 - a, std::max(beta(f, a), std::numeric_limits<double>::denorm_min()))});
+    pts.push_back(
+        {a, std::min(1.0 - a, std::max(beta(f, a), std::numeric_limits<double>::denorm_min()))});
   const curve up = curve::from_points(std::move(pts), curve::hull_policy::convexify);
   return {subsample(lo, p), subsample(up, p)};
 }
@@ -110,8 +111,8 @@ double subsample_beta(const tradeoff& f, double p, double a) {
   // be the right limit f(0+), not f(0) = 1; the smallest positive alpha gives
   // it (the G_100 answers were 1 - a instead of about (1 - p) - a;
   // tests/hardening/extreme_sweep_test.cpp).
-  const double ys = xs > 0.0 ? fp(xs)
-                             : p * beta(f, std::numeric_limits<double>::denorm_min()) + (1.0 - p);
+  const double ys =
+      xs > 0.0 ? fp(xs) : p * beta(f, std::numeric_limits<double>::denorm_min()) + (1.0 - p);
   if (a <= ys) return xs + ys - a;
   // f_p^{-1}(a) = inf{t : f_p(t) <= a}; f_p is non-increasing and a >= f_p(x*),
   // so the answer lies in [0, x*].
@@ -119,8 +120,10 @@ double subsample_beta(const tradeoff& f, double p, double a) {
   if (fp(0.0) <= a) return 0.0;
   for (int i = 0; i < 200 && hi - lo > 4e-17; ++i) {
     const double mid = 0.5 * (lo + hi);
-    if (fp(mid) <= a) hi = mid;
-    else lo = mid;
+    if (fp(mid) <= a)
+      hi = mid;
+    else
+      lo = mid;
   }
   return hi;
 }

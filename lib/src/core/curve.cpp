@@ -69,14 +69,15 @@ curve curve::from_points(std::vector<point> pts, hull_policy policy) {
     const double a = pts[i].alpha, b = pts[i].beta;
     if (!(a >= 0 && a <= 1)) bad_point(i, a, b, "alpha must be in [0, 1]");
     if (!(b >= 0 && b <= 1)) bad_point(i, a, b, "beta must be in [0, 1]");
-    if (b > 1 - a + 1e-12) bad_point(i, a, b, "beta must be <= 1 - alpha (a trade-off function lies below Id)");
+    if (b > 1 - a + 1e-12)
+      bad_point(i, a, b, "beta must be <= 1 - alpha (a trade-off function lies below Id)");
   }
   std::vector<std::size_t> order(pts.size());
   std::iota(order.begin(), order.end(), 0);
   // (polygons built by the library arrive in alpha order: the stable sort
   // would return the identity)
-  const bool sorted = std::is_sorted(pts.begin(), pts.end(),
-                                     [](const point& x, const point& y) { return x.alpha < y.alpha; });
+  const bool sorted = std::is_sorted(
+      pts.begin(), pts.end(), [](const point& x, const point& y) { return x.alpha < y.alpha; });
   if (!sorted) {
     std::stable_sort(order.begin(), order.end(),
                      [&](std::size_t x, std::size_t y) { return pts[x].alpha < pts[y].alpha; });
@@ -154,7 +155,8 @@ curve curve::from_pld(const pld& d) {
   }
   std::vector<std::size_t> idx(n);
   std::iota(idx.begin(), idx.end(), 0);
-  std::sort(idx.begin(), idx.end(), [&](std::size_t a, std::size_t b) { return d.loss[a] > d.loss[b]; });
+  std::sort(idx.begin(), idx.end(),
+            [&](std::size_t a, std::size_t b) { return d.loss[a] > d.loss[b]; });
   // Vertices in order of decreasing loss; beta from the bottom, 1 - beta from the top.
   std::vector<double> alpha{0.0}, omb{std::min(1.0, d.q_pos_inf)};
   for (std::size_t k : idx) {
@@ -210,7 +212,9 @@ interval beta_bracket(const curve& f, double a, double vertex_rel) {
   // (a vertex at the smallest doubles may stand for alphas that underflowed)
   auto ex = [&](std::size_t i) {
     const double xi = x[i];
-    return xi == 0.0 || xi == 1.0 ? 0.0 : vertex_rel * std::min(xi, 1 - xi) + 2 * u * xi + std::numeric_limits<double>::denorm_min();
+    return xi == 0.0 || xi == 1.0 ? 0.0
+                                  : vertex_rel * std::min(xi, 1 - xi) + 2 * u * xi +
+                                        std::numeric_limits<double>::denorm_min();
   };
   auto ey = [&](std::size_t i) { return (vertex_rel + 2 * u) * y[i]; };
   // The true polygon is the computed one with each vertex moved by at most
@@ -239,11 +243,13 @@ interval beta_bracket(const curve& f, double a, double vertex_rel) {
   // ulps of v and of the part s |dy| of the drop it adds)
   const double dxj = x[j + 1] - x[j];
   const double s_near = dxj > 0 ? std::min(a - x[j], x[j + 1] - a) / dxj : 0.0;
-  const double v = beta(f, a), err = shift + zeta + 4 * u * (v + s_near * std::fabs(y[j] - y[j + 1]));
+  const double v = beta(f, a),
+               err = shift + zeta + 4 * u * (v + s_near * std::fabs(y[j] - y[j + 1]));
   // (f(a) <= 1 - a: the cap is 1 - a rounded up, never below the truth;
   // the ends one ulp outward for the rounding of the sums themselves)
   const double cap = std::min(1.0, std::nextafter(1.0 - a, 2.0));
-  return {std::max(0.0, std::nextafter(v - err, -1.0)), std::min(cap, std::nextafter(v + err, 2.0))};
+  return {std::max(0.0, std::nextafter(v - err, -1.0)),
+          std::min(cap, std::nextafter(v + err, 2.0))};
 }
 
 double one_minus_beta(const curve& f, double a) {

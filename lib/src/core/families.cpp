@@ -73,7 +73,9 @@ double exp_times(double eps, double a) {
   return std::exp(eps + std::log(a));
 }
 // x e^-eps (x / e^eps below 700, as before; e^-eps beyond, where e^eps is inf)
-double exp_divide(double x, double eps) { return eps < 700.0 ? x / std::exp(eps) : x * std::exp(-eps); }
+double exp_divide(double x, double eps) {
+  return eps < 700.0 ? x / std::exp(eps) : x * std::exp(-eps);
+}
 }  // namespace
 
 double beta(const eps_delta& f, double a) {
@@ -97,7 +99,8 @@ double slope(const eps_delta& f, double a) {
   return 0.0;
 }
 double profile_delta(const eps_delta& f, double eps) {
-  if (std::isnan(eps)) detail::throw_domain("profile_delta(eps_delta)", "eps", eps, "must not be NaN");
+  if (std::isnan(eps))
+    detail::throw_domain("profile_delta(eps_delta)", "eps", eps, "must not be NaN");
   if (eps >= f.eps) return f.delta;
   if (eps <= -f.eps) return -std::expm1(eps) + std::exp(eps) * f.delta;
   // 1 - (1-delta)(1+e^eps')/(1+e^eps0), rearranged to avoid cancellation.
@@ -141,7 +144,8 @@ double slope(const laplace& f, double a) {
   return -em;
 }
 double profile_delta(const laplace& f, double eps) {
-  if (std::isnan(eps)) detail::throw_domain("profile_delta(laplace)", "eps", eps, "must not be NaN");
+  if (std::isnan(eps))
+    detail::throw_domain("profile_delta(laplace)", "eps", eps, "must not be NaN");
   if (eps >= f.mu) return 0.0;
   if (eps <= -f.mu) return -std::expm1(eps);
   return -std::expm1(0.5 * (eps - f.mu));
@@ -165,7 +169,8 @@ double slope(const identity&, double a) {
   return -1.0;
 }
 double profile_delta(const identity&, double eps) {
-  if (std::isnan(eps)) detail::throw_domain("profile_delta(identity)", "eps", eps, "must not be NaN");
+  if (std::isnan(eps))
+    detail::throw_domain("profile_delta(identity)", "eps", eps, "must not be NaN");
   return eps >= 0 ? 0.0 : -std::expm1(eps);
 }
 

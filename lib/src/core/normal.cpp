@@ -9,10 +9,9 @@
 namespace fdp {
 namespace {
 
-using fast_policy =
-    boost::math::policies::policy<boost::math::policies::promote_double<false>,
-                                  boost::math::policies::overflow_error<
-                                      boost::math::policies::ignore_error>>;
+using fast_policy = boost::math::policies::policy<
+    boost::math::policies::promote_double<false>,
+    boost::math::policies::overflow_error<boost::math::policies::ignore_error>>;
 
 constexpr double kInvSqrtPi = 0.56418958354775628695;  // 1/sqrt(pi)
 constexpr double kSqrt2 = 1.41421356237309504880;

@@ -27,16 +27,13 @@ std::string num(double x) {
 }  // namespace
 
 std::string tradeoff::describe() const {
-  return std::visit(overloaded{[](const identity&) { return std::string("Id"); },
-                               [](const gaussian& g) { return "G_" + num(g.mu); },
-                               [](const eps_delta& f) {
-                                 return "f_{" + num(f.eps) + "," + num(f.delta) + "}";
-                               },
-                               [](const laplace& l) { return "Lap_" + num(l.mu); },
-                               [](const curve& c) {
-                                 return "curve(" + std::to_string(c.size()) + " vertices)";
-                               }},
-                    v_);
+  return std::visit(
+      overloaded{[](const identity&) { return std::string("Id"); },
+                 [](const gaussian& g) { return "G_" + num(g.mu); },
+                 [](const eps_delta& f) { return "f_{" + num(f.eps) + "," + num(f.delta) + "}"; },
+                 [](const laplace& l) { return "Lap_" + num(l.mu); },
+                 [](const curve& c) { return "curve(" + std::to_string(c.size()) + " vertices)"; }},
+      v_);
 }
 
 double beta(const tradeoff& f, double a) {
@@ -64,7 +61,9 @@ tradeoff inverse(const tradeoff& f) {
 curve to_curve_exact(const tradeoff& f) {
   return std::visit(
       overloaded{
-          [](const identity&) { return curve::from_points({{0, 1}, {1, 0}}); },
+          [](const identity&) {
+            return curve::from_points({{0, 1}, {1, 0}});
+          },
           [](const eps_delta& g) {
             // the kink (1 - delta) / (1 + e^eps), without overflowing e^eps
             const double em = std::exp(-g.eps);
@@ -73,9 +72,10 @@ curve to_curve_exact(const tradeoff& f) {
               // (dropped, the kink would leave the chord 1 - delta - a: the
               // polygon of f_{750,0} read as perfect privacy; subnormal
               // kinks down to 2^-1042 keep 32 significant bits)
-              throw evaluation_error("to_curve_exact(f_{eps,delta}): eps = " + num(g.eps) +
-                                     " puts the kink at alpha = e^-eps below 2.3e-314, beyond the limit of double "
-                                     "precision (eps must be <= 721 for a polygon)");
+              throw evaluation_error(
+                  "to_curve_exact(f_{eps,delta}): eps = " + num(g.eps) +
+                  " puts the kink at alpha = e^-eps below 2.3e-314, beyond the limit of double "
+                  "precision (eps must be <= 721 for a polygon)");
             }
             std::vector<double> al{0.0}, be{1.0 - g.delta}, om{g.delta};
             if (x > 0) {

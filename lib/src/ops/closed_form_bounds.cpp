@@ -28,7 +28,8 @@ constexpr double kSummaryRel = 1e-10;
 // [lo, hi] one ulp outward (the rounding of the last operation that made
 // each end), within [0, 1]
 interval clamp01(double lo, double hi) {
-  return {std::clamp(std::nextafter(lo, -1.0), 0.0, 1.0), std::clamp(std::nextafter(hi, 2.0), 0.0, 1.0)};
+  return {std::clamp(std::nextafter(lo, -1.0), 0.0, 1.0),
+          std::clamp(std::nextafter(hi, 2.0), 0.0, 1.0)};
 }
 
 interval mu_bracket(double mu, double rel) {
@@ -66,15 +67,17 @@ interval gdp_eps_bracket(interval mu, double delta) {
 // accurate to 8 ulps times (1 + cond) (families_test.cpp), the smaller of
 // the two is used (beta near 1 through its complement).
 interval gdp_beta_bracket(interval mu, double alpha) {
-  const double cap = std::min(1.0, std::nextafter(1.0 - alpha, 2.0));  // (f <= 1 - alpha, rounded up)
+  const double cap =
+      std::min(1.0, std::nextafter(1.0 - alpha, 2.0));  // (f <= 1 - alpha, rounded up)
   if (mu.upper == 0.0) return {std::max(0.0, std::nextafter(1.0 - alpha, -1.0)), cap};
   if (alpha == 0.0) return {1.0, 1.0};  // (no mass at loss +inf)
   const double z = alpha < 1 ? std::fabs(norm_quantile_c(alpha)) : 0.0;
   auto rel = [&](double m) { return 8 * 2 * kU * (1 + z * std::max(1.0, z + m)); };
   const double lo = beta(gaussian(mu.upper), alpha), hi = beta(gaussian(mu.lower), alpha);
-  const interval r = lo < 0.5 ? interval{lo * (1 - rel(mu.upper)), hi * (1 + rel(mu.lower))}
-                              : interval{1 - one_minus_beta(gaussian(mu.upper), alpha) * (1 + rel(mu.upper)),
-                                         1 - one_minus_beta(gaussian(mu.lower), alpha) * (1 - rel(mu.lower))};
+  const interval r =
+      lo < 0.5 ? interval{lo * (1 - rel(mu.upper)), hi * (1 + rel(mu.lower))}
+               : interval{1 - one_minus_beta(gaussian(mu.upper), alpha) * (1 + rel(mu.upper)),
+                          1 - one_minus_beta(gaussian(mu.lower), alpha) * (1 - rel(mu.lower))};
   const interval o = clamp01(r.lower, r.upper);
   return {o.lower, std::min(cap, o.upper)};
 }
@@ -94,23 +97,27 @@ interval profile_bracket(const tradeoff& f, double rel, double eps) {
 
 interval closed_form::delta(double eps) const {
   if (std::isnan(eps)) throw_domain("composition::delta", "eps", eps, "must not be NaN");
-  if (const auto* g = std::get_if<gaussian>(&f.get())) return gdp_delta_bracket(mu_bracket(g->mu, rel), eps);
+  if (const auto* g = std::get_if<gaussian>(&f.get()))
+    return gdp_delta_bracket(mu_bracket(g->mu, rel), eps);
   return profile_bracket(f, rel, eps);
 }
 
 interval closed_form::epsilon(double delta) const {
-  if (const auto* g = std::get_if<gaussian>(&f.get())) return gdp_eps_bracket(mu_bracket(g->mu, rel), delta);
+  if (const auto* g = std::get_if<gaussian>(&f.get()))
+    return gdp_eps_bracket(mu_bracket(g->mu, rel), delta);
   return {solve_eps([&](double e) { return this->delta(e).lower; }, delta, false),
           solve_eps([&](double e) { return this->delta(e).upper; }, delta, true)};
 }
 
 interval closed_form::beta(double alpha) const {
   check_alpha(alpha, "composition::beta");
-  if (const auto* g = std::get_if<gaussian>(&f.get())) return gdp_beta_bracket(mu_bracket(g->mu, rel), alpha);
+  if (const auto* g = std::get_if<gaussian>(&f.get()))
+    return gdp_beta_bracket(mu_bracket(g->mu, rel), alpha);
   if (std::holds_alternative<identity>(f.get())) return gdp_beta_bracket({0.0, 0.0}, alpha);
   // polygons: f_{eps,delta}'s four vertices carry the rounding of e^eps and
   // of its delta, the k-fold's its binomial sums
-  const curve poly = std::holds_alternative<curve>(f.get()) ? std::get<curve>(f.get()) : to_curve_exact(f);
+  const curve poly =
+      std::holds_alternative<curve>(f.get()) ? std::get<curve>(f.get()) : to_curve_exact(f);
   return beta_bracket(poly, alpha, std::max(rel, 4 * kU));
 }
 

@@ -159,7 +159,8 @@ double gk_adapt(F& f, double a, double b, double tol, double abs_floor, int dept
   double err, l1;
   const double k = gk_step(f, a, b, err, l1);
   --bud.left;
-  if (err <= tol * std::fabs(k) || err <= 64 * 2.220446049250313e-16 * l1 || err <= abs_floor || depth <= 0) {
+  if (err <= tol * std::fabs(k) || err <= 64 * 2.220446049250313e-16 * l1 || err <= abs_floor ||
+      depth <= 0) {
     return k;
   }
   if (bud.left <= 0) {
@@ -289,9 +290,10 @@ class layer_cake {
     // are refused only beyond 1e-6 of the total -- these functionals feed an
     // approximation, not a certified bound)
     if (bud.unresolved > 1e-6 * std::fabs(total) + floor * static_cast<double>(pieces.size())) {
-      throw evaluation_error("functionals_numeric(" + law_.describe() + "): the quadrature did not settle within " +
-                             std::to_string(kMaxRules) + " rules (unresolved error " +
-                             detail::format_value(bud.unresolved) + " of " + detail::format_value(total) + ")");
+      throw evaluation_error(
+          "functionals_numeric(" + law_.describe() + "): the quadrature did not settle within " +
+          std::to_string(kMaxRules) + " rules (unresolved error " +
+          detail::format_value(bud.unresolved) + " of " + detail::format_value(total) + ")");
     }
     return total;
   }

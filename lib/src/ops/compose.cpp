@@ -55,7 +55,8 @@ struct refine_state {
   std::size_t last_size = 0;
   double last_h = 0.0, last_width = std::numeric_limits<double>::infinity();
   int coarsenings = 0;
-  double last_need = std::numeric_limits<double>::infinity();  // points the last refused grid needed
+  double last_need =
+      std::numeric_limits<double>::infinity();  // points the last refused grid needed
   bool coarsened = false, windowless = false;
 };
 }  // namespace
@@ -75,19 +76,21 @@ struct compose_access {
   static void mark_unbounded(composition& c, bool unbounded);
 
  private:
-  static composition refine(const grid_plan& plan, const compose_options& opt, const first_stage* fs,
-                            double delta_hint);
-  static bool finer_grid_fits(const grid_plan& plan, const compose_options& opt, const refine_state& st, double h,
-                              composition& r);
-  static composition one_pass(const grid_plan& plan, const compose_options& opt, const first_stage* fs, double h,
-                              int ref, bool windowless, std::optional<composition>& also);
-  static void step_back_from_limit(const grid_plan& plan, const compose_options& opt, const grid_limit_error& e,
-                                   double h, refine_state& st);
-  static bool keep_pass(const compose_options& opt, double delta_hint, double h, int ref, refine_state& st,
-                        composition& next, std::optional<composition>& next_also, const first_stage* fs,
-                        composition& r);
-  static composition assemble(side_result& pess, side_result& opt, const std::vector<compose_term>& terms,
-                              bool asym, double h, int refinements);
+  static composition refine(const grid_plan& plan, const compose_options& opt,
+                            const first_stage* fs, double delta_hint);
+  static bool finer_grid_fits(const grid_plan& plan, const compose_options& opt,
+                              const refine_state& st, double h, composition& r);
+  static composition one_pass(const grid_plan& plan, const compose_options& opt,
+                              const first_stage* fs, double h, int ref, bool windowless,
+                              std::optional<composition>& also);
+  static void step_back_from_limit(const grid_plan& plan, const compose_options& opt,
+                                   const grid_limit_error& e, double h, refine_state& st);
+  static bool keep_pass(const compose_options& opt, double delta_hint, double h, int ref,
+                        refine_state& st, composition& next, std::optional<composition>& next_also,
+                        const first_stage* fs, composition& r);
+  static composition assemble(side_result& pess, side_result& opt,
+                              const std::vector<compose_term>& terms, bool asym, double h,
+                              int refinements);
 };
 }  // namespace detail
 namespace {
@@ -99,7 +102,8 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 // the series in 1/n above 15, lgamma below, where its values are small).
 double stirlerr(double n) {
   constexpr double s0 = 1.0 / 12, s1 = 1.0 / 360, s2 = 1.0 / 1260, s3 = 1.0 / 1680, s4 = 1.0 / 1188;
-  if (n <= 15.0) return std::lgamma(n + 1.0) - (n + 0.5) * std::log(n) + n - 0.5 * std::log(2 * M_PI);
+  if (n <= 15.0)
+    return std::lgamma(n + 1.0) - (n + 0.5) * std::log(n) + n - 0.5 * std::log(2 * M_PI);
   const double nn = n * n;
   if (n > 500) return (s0 - s1 / nn) / n;
   if (n > 80) return (s0 - (s1 - s2 / nn) / nn) / n;
@@ -139,7 +143,9 @@ double log_binom(std::int64_t k, std::int64_t s, double la, double lb) {
 }
 
 // Loss-interval cut where the law's mass beyond it is at most tau on both measures.
-double find_cut(const loss_law& law, double tau, bool upper) { return detail::loss_cut(law, tau, upper, 40); }
+double find_cut(const loss_law& law, double tau, bool upper) {
+  return detail::loss_cut(law, tau, upper, 40);
+}
 
 // sqrt(sum_i times_i x_i^2) over the terms, scaled by the largest x_i so
 // that values up to 1e300 do not square to inf (0 when none is positive,
@@ -173,8 +179,10 @@ std::optional<tradeoff> try_exact(const std::vector<compose_term>& terms) {
     if (auto e = std::get_if<eps_delta>(&v)) {
       if (eps0 >= 0 && e->eps != eps0 && e->eps != 0 && eps0 != 0) all_ed = false;
       if (e->eps != 0) eps0 = e->eps;
-      if (e->delta >= 1.0) log_keep = -kInf;
-      else log_keep += static_cast<double>(t.times) * std::log1p(-e->delta);
+      if (e->delta >= 1.0)
+        log_keep = -kInf;
+      else
+        log_keep += static_cast<double>(t.times) * std::log1p(-e->delta);
       if (e->eps != 0) k += t.times;
       continue;
     }
@@ -188,7 +196,9 @@ std::optional<tradeoff> try_exact(const std::vector<compose_term>& terms) {
         const auto* g = std::get_if<gaussian>(&t.closed->get());
         return g ? g->mu : 0.0;
       });
-      if (!std::isfinite(mu)) throw std::invalid_argument("compose: the composed GDP mu overflows a double (above 1.8e308)");
+      if (!std::isfinite(mu))
+        throw std::invalid_argument(
+            "compose: the composed GDP mu overflows a double (above 1.8e308)");
       return tradeoff(gaussian(mu));
     }
     return tradeoff(gaussian(std::sqrt(mu2)));
@@ -211,7 +221,8 @@ std::optional<tradeoff> try_exact(const std::vector<compose_term>& terms) {
 // k-fold polygon (Loader's binomial masses, 1e-13 relative, and their
 // compensated sums).
 double closed_form_rounding(const tradeoff& f, const std::vector<compose_term>& terms) {
-  const double u = std::numeric_limits<double>::epsilon() / 2, m = static_cast<double>(terms.size());
+  const double u = std::numeric_limits<double>::epsilon() / 2,
+               m = static_cast<double>(terms.size());
   if (std::holds_alternative<curve>(f.get())) return 1e-12;
   if (std::holds_alternative<gaussian>(f.get())) {
     // (one application of one term: sqrt(mu^2) is mu exactly, only the
@@ -267,7 +278,8 @@ std::optional<composed_pld> exact_lattice(const std::vector<compose_term>& terms
   const double rel = single ? 0.0
                             : std::max(1e-12, 2.0 * std::numeric_limits<double>::epsilon() *
                                                   (10.0 + static_cast<double>(delta_terms)));
-  return composed_pld::from_lattice(2.0 * eps0, -eps0 * static_cast<double>(k), 0, std::move(m), m_inf, rel);
+  return composed_pld::from_lattice(2.0 * eps0, -eps0 * static_cast<double>(k), 0, std::move(m),
+                                    m_inf, rel);
 }
 
 }  // namespace
@@ -282,7 +294,9 @@ curve kfold_eps_delta(double eps, double delta, std::int64_t k) {
   return detail::kfold_polygon(eps, std::exp(log_keep), -std::expm1(log_keep), k);
 }
 
-curve kfold_total_delta(double eps, double delta, std::int64_t k) { return detail::kfold_polygon(eps, 1.0 - delta, delta, k); }
+curve kfold_total_delta(double eps, double delta, std::int64_t k) {
+  return detail::kfold_polygon(eps, 1.0 - delta, delta, k);
+}
 
 namespace detail {
 // keep = 1 - delta given apart: near delta = 1 the polygon's scale is keep,
@@ -328,7 +342,8 @@ curve kfold_polygon(double eps, double keep, double delta, std::int64_t k) {
   for (std::size_t j = 0; j <= n; ++j) {
     double a = keep * std::min(1.0, al[j]);
     if (j == n) a = keep;
-    const double b = std::min(1.0, keep * be[j]), c = std::min(1.0, delta + keep * std::min(1.0, om[j]));
+    const double b = std::min(1.0, keep * be[j]),
+                 c = std::min(1.0, delta + keep * std::min(1.0, om[j]));
     // Vertices whose alpha rounds to the one before: the lowest beta at
     // that alpha is the polygon's (the last, j = n, is beta = 0 at alpha =
     // (1 - delta)^k; keeping the first of them left a positive beta up to
@@ -336,7 +351,8 @@ curve kfold_polygon(double eps, double keep, double delta, std::int64_t k) {
     // delta)^k = 0.147 where the truth is 0). At alpha = 0 the first vertex
     // stays (f(0) = 1 - delta exactly) and the ones whose alpha underflowed
     // gather at the smallest positive double instead.
-    if (A.size() == 1 && A.back() == 0.0 && !(a > 0.0)) a = std::numeric_limits<double>::denorm_min();
+    if (A.size() == 1 && A.back() == 0.0 && !(a > 0.0))
+      a = std::numeric_limits<double>::denorm_min();
     if (!A.empty() && !(a > A.back())) {
       B.back() = std::min(B.back(), b);
       C.back() = std::max(C.back(), c);
@@ -398,8 +414,10 @@ double solve_eps(const std::function<double(double)>& delta, double target, bool
   }
   for (int i = 0; i < 200 && hi - lo > 1e-15 * hi; ++i) {
     const double mid = 0.5 * (lo + hi);
-    if (delta(mid) > target) lo = mid;
-    else hi = mid;
+    if (delta(mid) > target)
+      lo = mid;
+    else
+      hi = mid;
   }
   return upper_side ? hi : lo;
 }
@@ -457,7 +475,8 @@ constexpr double kBytesPerTermPoint = 192.0, kBytesPerWindowPoint = 512.0;
 // The terms' grid points allowed: half the memory ceiling, and max_grid.
 double term_points_limit(const compose_options& opt) {
   double lim = opt.max_grid > 0 ? static_cast<double>(opt.max_grid) : kInf;
-  if (opt.max_memory > 0) lim = std::min(lim, 0.5 * static_cast<double>(opt.max_memory) / kBytesPerTermPoint);
+  if (opt.max_memory > 0)
+    lim = std::min(lim, 0.5 * static_cast<double>(opt.max_memory) / kBytesPerTermPoint);
   return lim;
 }
 
@@ -532,8 +551,8 @@ std::int64_t stage_split(std::int64_t n) {
 }
 
 curve forward_lower_of(const composed_pld& pess, const std::optional<composed_pld>& pess_t,
-                       const std::optional<composed_pld>& inv, const std::optional<composed_pld>& inv_t,
-                       std::size_t stride);
+                       const std::optional<composed_pld>& inv,
+                       const std::optional<composed_pld>& inv_t, std::size_t stride);
 
 // A term composed in two stages: a long repetition not already staged.
 bool stages(const compose_term& t, const compose_options& opt) {
@@ -559,8 +578,8 @@ double second_stage_step(const std::vector<compose_term>& terms, const compose_o
 
 // The options of the first stage of term t (a k-fold, used r times).
 compose_options first_stage_options(const compose_term& t, std::int64_t k, std::int64_t r,
-                                    const std::vector<compose_term>& terms, const compose_options& opt,
-                                    double step_scale) {
+                                    const std::vector<compose_term>& terms,
+                                    const compose_options& opt, double step_scale) {
   compose_options o1 = opt;
   o1.method = compose_method::pld;
   compose_term tk = t;
@@ -582,7 +601,8 @@ compose_options first_stage_options(const compose_term& t, std::int64_t k, std::
   // than the one-grid cap of 1e-16 (10^6-fold subsampled Gaussian: a
   // window of 21,883 points instead of 25,606 for 3e-14).
   if (opt.tail <= 0) {
-    const double dh = tuning_delta(terms, opt.delta_hint > 0 ? std::max(opt.delta_hint, 1e-300) : 1e-5);
+    const double dh =
+        tuning_delta(terms, opt.delta_hint > 0 ? std::max(opt.delta_hint, 1e-300) : 1e-5);
     o1.tail = 1e-3 * opt.tolerance * dh / static_cast<double>(o1.outer_times);
   }
   return o1;
@@ -595,8 +615,9 @@ std::shared_ptr<const loss_law> polygon_law(const curve& c, const compose_term& 
   std::vector<loss_atom> at;
   at.reserve(d.loss.size());
   for (std::size_t i = 0; i < d.loss.size(); ++i) at.push_back({d.loss[i], d.p[i], d.q[i]});
-  return std::shared_ptr<const loss_law>(discrete_law(std::move(at), d.p_neg_inf, d.q_pos_inf, t.law->symmetric(),
-                                                      t.text + " (" + std::to_string(kk) + "-fold, " + which + ")"));
+  return std::shared_ptr<const loss_law>(
+      discrete_law(std::move(at), d.p_neg_inf, d.q_pos_inf, t.law->symmetric(),
+                   t.text + " (" + std::to_string(kk) + "-fold, " + which + ")"));
 }
 
 // The second stage discretizes the lower polygon on its own, coarser grid,
@@ -607,8 +628,9 @@ std::shared_ptr<const loss_law> polygon_law(const curve& c, const compose_term& 
 // discretization error and take a third of the work (there, stride 3: upper
 // end 1.625893 -> 1.625905, 321 -> 277 M instructions).
 std::size_t tangent_stride(double h1, double h2) {
-  return h1 > 0 && h2 > 0 ? static_cast<std::size_t>(std::clamp(std::floor(h2 / (8.0 * h1)), 1.0, 64.0))
-                          : std::size_t(1);
+  return h1 > 0 && h2 > 0
+             ? static_cast<std::size_t>(std::clamp(std::floor(h2 / (8.0 * h1)), 1.0, 64.0))
+             : std::size_t(1);
 }
 
 // The first stage of term t: the k-fold's composition (and the (k+1)-fold's
@@ -619,7 +641,8 @@ struct first_stage_result {
 };
 
 first_stage_result run_first_stage(const compose_term& t, std::int64_t k, std::int64_t rem,
-                                   const compose_options& o1, const compose_options& opt, double h2) {
+                                   const compose_options& o1, const compose_options& opt,
+                                   double h2) {
   first_stage_result fr;
   compose_term t1 = t;
   t1.times = k;
@@ -628,12 +651,14 @@ first_stage_result run_first_stage(const compose_term& t, std::int64_t k, std::i
     // (n >= stage_min^2: the k-fold is itself staged; its polygons and the
     // (k+1)-fold's come from whole compositions)
     fr.c1 = compose_terms({t1}, o1);
-    fr.lower[0] = polygon_law(fr.c1->forward_lower_curve(tangent_stride(fr.c1->grid_step(), h2)), t, k, "lower polygon");
+    fr.lower[0] = polygon_law(fr.c1->forward_lower_curve(tangent_stride(fr.c1->grid_step(), h2)), t,
+                              k, "lower polygon");
     if (rem > 0) {
       t1.times = k + 1;
       fr.c_plus = compose_terms({t1}, o1);
-      fr.lower[1] = polygon_law(fr.c_plus->forward_lower_curve(tangent_stride(fr.c_plus->grid_step(), h2)), t, k + 1,
-                                "lower polygon");
+      fr.lower[1] =
+          polygon_law(fr.c_plus->forward_lower_curve(tangent_stride(fr.c_plus->grid_step(), h2)), t,
+                      k + 1, "lower polygon");
     }
     return fr;
   }
@@ -643,11 +668,12 @@ first_stage_result run_first_stage(const compose_term& t, std::int64_t k, std::i
   const std::vector<std::int64_t> plus_one{k + 1};
   detail::compose_access::first_stage fs;
   if (rem > 0) fs.also = &plus_one, fs.also_out = &fr.c_plus;
-  fs.on_pessimistic = [&](std::size_t v, const composed_pld& f, const std::optional<composed_pld>& ft,
-                          const std::optional<composed_pld>& inv, const std::optional<composed_pld>& invt) {
-    fr.lower[v] = polygon_law(forward_lower_of(f, ft, inv, invt, tangent_stride(f.h(), h2)), t,
-                              v == 0 ? k : k + 1, "lower polygon");
-  };
+  fs.on_pessimistic =
+      [&](std::size_t v, const composed_pld& f, const std::optional<composed_pld>& ft,
+          const std::optional<composed_pld>& inv, const std::optional<composed_pld>& invt) {
+        fr.lower[v] = polygon_law(forward_lower_of(f, ft, inv, invt, tangent_stride(f.h(), h2)), t,
+                                  v == 0 ? k : k + 1, "lower polygon");
+      };
   fr.c1 = detail::compose_access::run({t1}, o1, &fs);
   return fr;
 }
@@ -662,20 +688,23 @@ first_stage_result run_first_stage(const compose_term& t, std::int64_t k, std::i
 // part for a continuous law (subsampled Gaussian x (10^6 + 3): 575 M
 // instructions with raw terms, 674 M with a second first stage). Throws
 // evaluation_error when the term cannot be staged.
-void stage_term(const compose_term& t, const std::vector<compose_term>& terms, const compose_options& opt,
-                double step_scale, double h2, std::vector<compose_term>& out) {
+void stage_term(const compose_term& t, const std::vector<compose_term>& terms,
+                const compose_options& opt, double step_scale, double h2,
+                std::vector<compose_term>& out) {
   const std::int64_t k = stage_split(t.times);
   const std::int64_t r = t.times / k, rem = t.times - r * k;
   const compose_options o1 = first_stage_options(t, k, r, terms, opt, step_scale);
   first_stage_result fr = run_first_stage(t, k, rem, o1, opt, h2);
   // A kk-fold's two polygons as the laws of one second-stage term, composed
   // `times` times.
-  auto polygons = [&](const composition& c, std::shared_ptr<const loss_law> lo, std::int64_t kk, std::int64_t times) {
+  auto polygons = [&](const composition& c, std::shared_ptr<const loss_law> lo, std::int64_t kk,
+                      std::int64_t times) {
     compose_term s;
     s.law = std::move(lo);
     s.law_opt = polygon_law(c.forward_upper_curve(), t, kk, "upper polygon");
     s.times = times;
-    s.text = t.text + " (staged: " + std::to_string(kk) + "-fold, then x" + std::to_string(times) + ")";
+    s.text =
+        t.text + " (staged: " + std::to_string(kk) + "-fold, then x" + std::to_string(times) + ")";
     return s;
   };
   if (r - rem > 0 && rem > 0 && opt.threads != 1) {
@@ -696,8 +725,10 @@ void stage_term(const compose_term& t, const std::vector<compose_term>& terms, c
 // all n terms (compose_options::outer_times). Nothing when no term stages
 // or one cannot be staged (then one grid as before).
 std::optional<std::vector<compose_term>> staged_terms(const std::vector<compose_term>& terms,
-                                                      const compose_options& opt, double step_scale) {
-  if (std::none_of(terms.begin(), terms.end(), [&](const compose_term& t) { return stages(t, opt); })) {
+                                                      const compose_options& opt,
+                                                      double step_scale) {
+  if (std::none_of(terms.begin(), terms.end(),
+                   [&](const compose_term& t) { return stages(t, opt); })) {
     return std::nullopt;
   }
   const double h2 = second_stage_step(terms, opt);
@@ -722,7 +753,8 @@ composition compose_terms(const std::vector<compose_term>& terms, const compose_
   composition c = detail::compose_access::run(terms, opt);
   // (rounded up: the caps themselves are computed, the Laplace summary to
   // ~1e-11, and their root sum of squares rounds once per term)
-  c.gdp_cap_ = std::nextafter(root_sum_squares(terms, [](const compose_term& t) { return t.gdp_cap; }) * (1 + 1e-9), kInf);
+  c.gdp_cap_ = std::nextafter(
+      root_sum_squares(terms, [](const compose_term& t) { return t.gdp_cap; }) * (1 + 1e-9), kInf);
   return c;
 }
 
@@ -733,16 +765,19 @@ namespace {
 void check_compose_inputs(const std::vector<compose_term>& terms, const compose_options& opt) {
   if (terms.empty()) throw std::invalid_argument("compose(specs): at least one spec is required");
   for (const auto& t : terms) {
-    if (t.times < 1) detail::throw_domain("compose", "times", static_cast<long long>(t.times), "must be an integer >= 1");
+    if (t.times < 1)
+      detail::throw_domain("compose", "times", static_cast<long long>(t.times),
+                           "must be an integer >= 1");
   }
   detail::require(opt.tolerance > 0 && opt.tolerance < 1, "compose", "tolerance", opt.tolerance,
                   "must be in (0, 1)");
-  detail::require(opt.delta_hint >= 0 && opt.delta_hint < 1, "compose", "delta_hint", opt.delta_hint,
-                  "must be in [0, 1)");
-  detail::require(opt.initial_step >= 0 && std::isfinite(opt.initial_step), "compose", "initial_step",
-                  opt.initial_step, "must be finite and >= 0 (0: automatic)");
+  detail::require(opt.delta_hint >= 0 && opt.delta_hint < 1, "compose", "delta_hint",
+                  opt.delta_hint, "must be in [0, 1)");
+  detail::require(opt.initial_step >= 0 && std::isfinite(opt.initial_step), "compose",
+                  "initial_step", opt.initial_step, "must be finite and >= 0 (0: automatic)");
   if (opt.outer_times < 1) {
-    detail::throw_domain("compose", "outer_times", static_cast<long long>(opt.outer_times), "must be >= 1");
+    detail::throw_domain("compose", "outer_times", static_cast<long long>(opt.outer_times),
+                         "must be >= 1");
   }
   if (opt.stage_min < 0) {
     detail::throw_domain("compose", "stage_min", static_cast<long long>(opt.stage_min),
@@ -771,8 +806,8 @@ double relative_width(const interval& e) {
 // refines its own grid; when the bracket is still too wide, the first
 // stage's share is what remains, and it shrinks like its step^2. Nothing
 // when no term is long or staging does not pay.
-std::optional<composition> compose_staged(const std::vector<compose_term>& terms, const compose_options& opt,
-                                          double delta_hint) {
+std::optional<composition> compose_staged(const std::vector<compose_term>& terms,
+                                          const compose_options& opt, double delta_hint) {
   std::optional<composition> best;
   double best_w = kInf, scale = 1.0;
   const bool unbounded = unbounded_losses(terms);  // (decided on the terms as given)
@@ -807,11 +842,12 @@ void refuse_losses_beyond_700(const std::vector<compose_term>& terms) {
   for (const auto& t : terms) {
     const double beyond = t.law->mass(700.0, kInf).q + t.law->mass(-kInf, -700.0).p;
     if (beyond > 1e-6) {
-      throw std::invalid_argument("compose(method=pld): term '" + t.text +
-                                  "' has privacy losses beyond +-700 (outside the double "
-                                  "exponent range of the PLD engine); only lists of gdp, gaussian "
-                                  "and epsdelta terms compose in closed form beyond it (fdp compose "
-                                  "--method exact)");
+      throw std::invalid_argument(
+          "compose(method=pld): term '" + t.text +
+          "' has privacy losses beyond +-700 (outside the double "
+          "exponent range of the PLD engine); only lists of gdp, gaussian "
+          "and epsdelta terms compose in closed form beyond it (fdp compose "
+          "--method exact)");
     }
   }
 }
@@ -821,13 +857,13 @@ void refuse_losses_beyond_700(const std::vector<compose_term>& terms) {
 // optimistic sweep's grouping.
 struct grid_plan {
   const std::vector<compose_term>& terms;
-  double tune = 0.0;   // the delta the grid is tuned for
-  double h0 = 0.0;     // the first step
-  double span = 0.0;   // the atoms' span of the first law with two or more
-  double tail = 0.0;   // mass allowed outside the composed window
-  double coarse = 0.0; // the optimistic sweep's grouping budget per term
-  bool tilt = false;   // also compose with an exponential tilt at tune
-  bool asym = false;   // some term is asymmetric: both orientations
+  double tune = 0.0;    // the delta the grid is tuned for
+  double h0 = 0.0;      // the first step
+  double span = 0.0;    // the atoms' span of the first law with two or more
+  double tail = 0.0;    // mass allowed outside the composed window
+  double coarse = 0.0;  // the optimistic sweep's grouping budget per term
+  bool tilt = false;    // also compose with an exponential tilt at tune
+  bool asym = false;    // some term is asymmetric: both orientations
   std::vector<std::pair<double, double>> cuts, cuts_opt;
 
   // The step nearest `target` on which the lowest atom and the highest
@@ -861,7 +897,8 @@ double first_atom_span(const std::vector<compose_term>& terms) {
   return 0.0;
 }
 
-grid_plan plan_grid(const std::vector<compose_term>& terms, const compose_options& opt, double tune) {
+grid_plan plan_grid(const std::vector<compose_term>& terms, const compose_options& opt,
+                    double tune) {
   grid_plan p{terms, 0.0, 0.0, 0.0, 0.0, 0.0, false, false, {}, {}};
   p.tune = tune;
   double cnt = 0.0;
@@ -878,7 +915,8 @@ grid_plan plan_grid(const std::vector<compose_term>& terms, const compose_option
   const double tau_c = std::min(1e-12, 1e-3 * opt.tolerance * tune) / std::max(1.0, cnt);
   for (const auto& t : terms) {
     p.cuts.emplace_back(find_cut(*t.law, tau_c, false), find_cut(*t.law, tau_c, true));
-    p.cuts_opt.push_back(t.law_opt ? std::make_pair(find_cut(*t.law_opt, tau_c, false), find_cut(*t.law_opt, tau_c, true))
+    p.cuts_opt.push_back(t.law_opt ? std::make_pair(find_cut(*t.law_opt, tau_c, false),
+                                                    find_cut(*t.law_opt, tau_c, true))
                                    : p.cuts.back());
   }
   p.tail = opt.tail > 0 ? opt.tail : std::min(1e-16, 1e-3 * opt.tolerance * tune);
@@ -938,13 +976,16 @@ struct grid_pass {
 // One orientation's compositions, plain and tilted, per variant.
 using oriented_result = std::pair<composed_pld, std::optional<composed_pld>>;
 
-std::vector<oriented_result> compose_orientation(const grid_pass& gp, const std::vector<const grid_pmf*>& ptrs,
+std::vector<oriented_result> compose_orientation(const grid_pass& gp,
+                                                 const std::vector<const grid_pmf*>& ptrs,
                                                  bool use_p) {
   std::vector<oriented_result> r;
   const grid_plan& p = gp.plan;
   for (const auto* tv : gp.variants) {
-    r.push_back({compose_grid(ptrs, *tv, use_p, p.tail, 0.0, gp.cap, gp.windowless, gp.opt.trace), std::nullopt});
-    if (p.tilt && !gp.windowless) r.back().second = compose_grid(ptrs, *tv, use_p, p.tail, p.tune, gp.cap, false, gp.opt.trace);
+    r.push_back({compose_grid(ptrs, *tv, use_p, p.tail, 0.0, gp.cap, gp.windowless, gp.opt.trace),
+                 std::nullopt});
+    if (p.tilt && !gp.windowless)
+      r.back().second = compose_grid(ptrs, *tv, use_p, p.tail, p.tune, gp.cap, false, gp.opt.trace);
   }
   return r;
 }
@@ -972,7 +1013,8 @@ std::vector<side_result> run_side(const grid_pass& gp, pld_side side, bool split
     const bool use_opt = side == pld_side::optimistic && terms[i].law_opt;
     const loss_law& law = use_opt ? *terms[i].law_opt : *terms[i].law;
     const auto& cut = use_opt ? gp.plan.cuts_opt[i] : gp.plan.cuts[i];
-    g.push_back(discretize(law, gp.h, grid_offset(terms[i], law, gp.h), cut.first, cut.second, side, gp.plan.coarse));
+    g.push_back(discretize(law, gp.h, grid_offset(terms[i], law, gp.h), cut.first, cut.second, side,
+                           gp.plan.coarse));
   }
   const double cpu_disc = thread_cpu_ms();
   std::vector<const grid_pmf*> ptrs;
@@ -994,14 +1036,17 @@ std::vector<side_result> run_side(const grid_pass& gp, pld_side side, bool split
     if (inv) std::tie(out[v].inv, out[v].inv_t) = std::move(bwd[v]);
   }
   if (gp.fs && gp.fs->on_pessimistic && side == pld_side::pessimistic) {
-    for (std::size_t v = 0; v < out.size(); ++v) gp.fs->on_pessimistic(v, *out[v].fwd, out[v].fwd_t, out[v].inv, out[v].inv_t);
+    for (std::size_t v = 0; v < out.size(); ++v)
+      gp.fs->on_pessimistic(v, *out[v].fwd, out[v].fwd_t, out[v].inv, out[v].inv_t);
   }
   if (gp.opt.trace) {
-    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    const double ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     char line[160];
-    std::snprintf(line, sizeof line, "  %s side: %.2f ms wall, %.2f ms thread CPU (discretize %.2f)",
-                  side == pld_side::pessimistic ? "pessimistic" : "optimistic", ms, thread_cpu_ms() - cpu0,
-                  cpu_disc - cpu0);
+    std::snprintf(line, sizeof line,
+                  "  %s side: %.2f ms wall, %.2f ms thread CPU (discretize %.2f)",
+                  side == pld_side::pessimistic ? "pessimistic" : "optimistic", ms,
+                  thread_cpu_ms() - cpu0, cpu_disc - cpu0);
     gp.opt.trace(line);
   }
   return out;
@@ -1032,10 +1077,13 @@ std::pair<std::vector<side_result>, std::vector<side_result>> run_sides(const gr
 }  // namespace
 
 namespace detail {
-void compose_access::mark_unbounded(composition& c, bool unbounded) { c.unbounded_ = c.unbounded_ || unbounded; }
+void compose_access::mark_unbounded(composition& c, bool unbounded) {
+  c.unbounded_ = c.unbounded_ || unbounded;
+}
 
-composition compose_access::assemble(side_result& pess, side_result& opt, const std::vector<compose_term>& terms,
-                                     bool asym, double h, int refinements) {
+composition compose_access::assemble(side_result& pess, side_result& opt,
+                                     const std::vector<compose_term>& terms, bool asym, double h,
+                                     int refinements) {
   composition c;
   c.pess_ = std::move(pess.fwd);
   c.opt_ = std::move(opt.fwd);
@@ -1057,8 +1105,8 @@ composition compose_access::assemble(side_result& pess, side_result& opt, const 
 // while the bracket at delta_hint is wider than the tolerance and each pass
 // pays. When even the first grid does not fit the memory ceiling, the step
 // grows (coarsened) and, when no step fits, the window goes (Chernoff only).
-composition compose_access::refine(const grid_plan& plan, const compose_options& opt, const first_stage* fs,
-                                   double delta_hint) {
+composition compose_access::refine(const grid_plan& plan, const compose_options& opt,
+                                   const first_stage* fs, double delta_hint) {
   composition r;
   refine_state st;
   st.target = plan.h0;
@@ -1071,7 +1119,8 @@ composition compose_access::refine(const grid_plan& plan, const compose_options&
       next = one_pass(plan, opt, fs, h, ref, st.windowless, next_also);
     } catch (const grid_limit_error& e) {
       if (ref > 0) {
-        if (r.grid_limit_ == composition::grid_limit::none) r.grid_limit_ = composition::grid_limit::refinement_stopped;
+        if (r.grid_limit_ == composition::grid_limit::none)
+          r.grid_limit_ = composition::grid_limit::refinement_stopped;
         break;  // the finer grid does not fit: keep the previous bracket
       }
       if (fs) throw;
@@ -1087,19 +1136,21 @@ composition compose_access::refine(const grid_plan& plan, const compose_options&
     if (!keep_pass(opt, delta_hint, h, ref, st, next, next_also, fs, r)) break;
   }
   r.envelopes_ = std::make_shared<composition::beta_envelopes>();
-  if (fs && fs->also && *fs->also_out) (*fs->also_out)->envelopes_ = std::make_shared<composition::beta_envelopes>();
+  if (fs && fs->also && *fs->also_out)
+    (*fs->also_out)->envelopes_ = std::make_shared<composition::beta_envelopes>();
   return r;
 }
 
 // Refinements stop before a grid of max_auto_grid points or one past the
 // memory ceiling: the bracket of the previous pass stands (it is valid,
 // only wider than asked for).
-bool compose_access::finer_grid_fits(const grid_plan& plan, const compose_options& opt, const refine_state& st,
-                                     double h, composition& r) {
+bool compose_access::finer_grid_fits(const grid_plan& plan, const compose_options& opt,
+                                     const refine_state& st, double h, composition& r) {
   const double next = static_cast<double>(st.last_size) * st.last_h / h;
   if (next > static_cast<double>(opt.max_auto_grid)) return false;
   if (!fits_memory(opt, plan.term_points(h), next)) {
-    if (r.grid_limit_ == composition::grid_limit::none) r.grid_limit_ = composition::grid_limit::refinement_stopped;
+    if (r.grid_limit_ == composition::grid_limit::none)
+      r.grid_limit_ = composition::grid_limit::refinement_stopped;
     return false;
   }
   return true;
@@ -1107,8 +1158,9 @@ bool compose_access::finer_grid_fits(const grid_plan& plan, const compose_option
 
 // One grid pass at step h: both sides, assembled (and the variant's when a
 // first stage asks for one).
-composition compose_access::one_pass(const grid_plan& plan, const compose_options& opt, const first_stage* fs,
-                                     double h, int ref, bool windowless, std::optional<composition>& also) {
+composition compose_access::one_pass(const grid_plan& plan, const compose_options& opt,
+                                     const first_stage* fs, double h, int ref, bool windowless,
+                                     std::optional<composition>& also) {
   std::vector<std::int64_t> times;
   for (const auto& t : plan.terms) times.push_back(t.times);
   grid_pass gp{plan, h, {&times}, window_cap(opt, plan.term_points(h)), windowless, fs, opt};
@@ -1147,14 +1199,15 @@ void compose_access::step_back_from_limit(const grid_plan& plan, const compose_o
 
 // Takes a pass's composition into r when it is the narrower bracket, and
 // sets the next step; false when the refinement is over.
-bool compose_access::keep_pass(const compose_options& opt, double delta_hint, double h, int ref, refine_state& st,
-                               composition& next, std::optional<composition>& next_also, const first_stage* fs,
+bool compose_access::keep_pass(const compose_options& opt, double delta_hint, double h, int ref,
+                               refine_state& st, composition& next,
+                               std::optional<composition>& next_also, const first_stage* fs,
                                composition& r) {
   const interval e = next.epsilon(delta_hint);
   if (opt.trace) {
     char line[160];
-    std::snprintf(line, sizeof line, "ref %d h=%g N=%zu eps=[%.9g, %.9g]", ref, h, next.pess_->size(), e.lower,
-                  e.upper);
+    std::snprintf(line, sizeof line, "ref %d h=%g N=%zu eps=[%.9g, %.9g]", ref, h,
+                  next.pess_->size(), e.lower, e.upper);
     opt.trace(line);
   }
   // A finer grid can widen the bracket when the error bounds of the
@@ -1169,7 +1222,8 @@ bool compose_access::keep_pass(const compose_options& opt, double delta_hint, do
   if (fs && fs->also) *fs->also_out = std::move(next_also);
   st.last_size = r.pess_->size();
   st.last_h = h;
-  const bool ok = std::isfinite(e.upper) && (e.upper - e.lower) <= opt.tolerance * std::max(e.upper, 1e-3);
+  const bool ok =
+      std::isfinite(e.upper) && (e.upper - e.lower) <= opt.tolerance * std::max(e.upper, 1e-3);
   if (ok || ref >= opt.max_refinements) return false;
   // A lower bound of +inf is certified (the mass at +inf alone exceeds
   // delta_hint): no grid makes the answer finite, so stop refining.
@@ -1182,7 +1236,8 @@ bool compose_access::keep_pass(const compose_options& opt, double delta_hint, do
   // jump straight to the step that should meet the tolerance.
   const double w = (e.upper - e.lower) / std::max(e.upper, 1e-3);
   double factor = 0.5;
-  if (std::isfinite(w) && w > 0 && e.lower > 0) factor = std::clamp(0.8 * std::sqrt(opt.tolerance / w), 0.1, 0.7);
+  if (std::isfinite(w) && w > 0 && e.lower > 0)
+    factor = std::clamp(0.8 * std::sqrt(opt.tolerance / w), 0.1, 0.7);
   st.target = h * factor;
   return true;
 }
@@ -1192,7 +1247,9 @@ composition compose_access::run(const std::vector<compose_term>& terms, const co
   const std::vector<std::int64_t>* also = fs ? fs->also : nullptr;
   if (fs && (opt.max_refinements != 0 || opt.method != compose_method::pld ||
              (also && (also->size() != terms.size() || !fs->also_out)))) {
-    throw std::logic_error("compose_access::run: a first stage is one pass of method pld, a variant has one count per term and an output");
+    throw std::logic_error(
+        "compose_access::run: a first stage is one pass of method pld, a variant has one count per "
+        "term and an output");
   }
   check_compose_inputs(terms, opt);
   // delta_hint = 0 (an epsilon at delta = 0 is set by the loss support, not
@@ -1260,7 +1317,8 @@ interval composition::delta(double eps) const {
   // Unbounded losses: the truth is positive at every eps; where the upper
   // bound underflowed to 0, the smallest positive double is still above it.
   const double up = delta_up(eps);
-  return {delta_lo(eps), (up == 0.0 && unbounded_) ? std::numeric_limits<double>::denorm_min() : up};
+  return {delta_lo(eps),
+          (up == 0.0 && unbounded_) ? std::numeric_limits<double>::denorm_min() : up};
 }
 
 interval composition::epsilon(double delta) const {
@@ -1274,7 +1332,8 @@ interval composition::epsilon(double delta) const {
   }
   // delta = 0 with an unbounded loss: no finite eps (the grid's upper bound
   // underflows to 0 far out, but the truth stays positive).
-  if (delta == 0.0 && unbounded_) return {solve_eps([&](double e) { return delta_lo(e); }, delta, false), kInf};
+  if (delta == 0.0 && unbounded_)
+    return {solve_eps([&](double e) { return delta_lo(e); }, delta, false), kInf};
   return {solve_eps([&](double e) { return delta_lo(e); }, delta, false),
           solve_eps([&](double e) { return delta_up(e); }, delta, true)};
 }
@@ -1318,7 +1377,8 @@ void sort_runs(It first, It last, Comp comp) {
 // by the direct scan.
 class line_max {
  public:
-  line_max(std::vector<double> eps, std::vector<double> c) : eps_(std::move(eps)), c_(std::move(c)) {
+  line_max(std::vector<double> eps, std::vector<double> c)
+      : eps_(std::move(eps)), c_(std::move(c)) {
     // slopes -e^{eps}, each computed once (e^{eps} a instead of e^{eps + log a}
     // at a query: no transcendental per line evaluated, and no rounding of
     // log a amplified by |eps|)
@@ -1382,7 +1442,8 @@ class line_max {
         i = *hint;
         while (i < breaks_.size() && breaks_[i] <= a) ++i;
       } else {
-        i = static_cast<std::size_t>(std::upper_bound(breaks_.begin(), breaks_.end(), a) - breaks_.begin());
+        i = static_cast<std::size_t>(std::upper_bound(breaks_.begin(), breaks_.end(), a) -
+                                     breaks_.begin());
       }
       if (hint) *hint = i;
       const std::size_t lo = i >= 2 ? i - 2 : 0, hi = std::min(hull_.size() - 1, i + 2);
@@ -1397,8 +1458,8 @@ class line_max {
 
  private:
   std::vector<double> eps_, c_, s_;  // s_: e^{eps} (capped at e^709; lines beyond are dropped)
-  std::vector<std::size_t> hull_;  // indices into eps_/c_, steepest first
-  std::vector<double> breaks_;     // breaks_[i]: where hull_[i+1] overtakes hull_[i]
+  std::vector<std::size_t> hull_;    // indices into eps_/c_, steepest first
+  std::vector<double> breaks_;       // breaks_[i]: where hull_[i+1] overtakes hull_[i]
   bool vacuous_ = false;
 };
 
@@ -1412,12 +1473,14 @@ class chord_hull {
   double at(double a) const {
     const auto& x = c_.alpha();
     const auto& y = c_.beta();
-    const std::size_t i = static_cast<std::size_t>(std::lower_bound(x.begin(), x.end(), a) - x.begin());
+    const std::size_t i =
+        static_cast<std::size_t>(std::lower_bound(x.begin(), x.end(), a) - x.begin());
     if (i < x.size() && x[i] == a) return y[i];
     if (i == 0 || i == x.size()) return std::numeric_limits<double>::infinity();  // outside [0, 1]
     const double t = (a - x[i - 1]) / (x[i] - x[i - 1]);
     const double v = y[i - 1] + t * (y[i] - y[i - 1]);
-    return v + 4 * std::numeric_limits<double>::epsilon() * std::max(std::fabs(y[i - 1]), std::fabs(y[i]));
+    return v + 4 * std::numeric_limits<double>::epsilon() *
+                   std::max(std::fabs(y[i - 1]), std::fabs(y[i]));
   }
 
  private:
@@ -1493,7 +1556,8 @@ const composition::beta_envelopes& composition::envelopes() const {
         if (te.size() == ue.size()) {
           for (std::size_t k = 0; k + 1 < ue.size(); k += 2) {
             // pair (k, k+1): interval j = k / 2 (its left and right ends)
-            if (te[k] == ue[k] && te[k + 1] == ue[k + 1] && tc[k] <= uc[k] && tc[k + 1] <= uc[k + 1]) {
+            if (te[k] == ue[k] && te[k + 1] == ue[k + 1] && tc[k] <= uc[k] &&
+                tc[k + 1] <= uc[k + 1]) {
               uc[k] = tc[k];
               uc[k + 1] = tc[k + 1];
             }
@@ -1545,7 +1609,8 @@ const composition::beta_envelopes& composition::envelopes() const {
       std::vector<std::size_t> hints;
       for (double a : as) pts.push_back({a, envelopes_->upper_at(a, &hints)});
       try {
-        envelopes_->upper_hull.emplace(curve::from_points(std::move(pts), curve::hull_policy::convexify));
+        envelopes_->upper_hull.emplace(
+            curve::from_points(std::move(pts), curve::hull_policy::convexify));
       } catch (const std::invalid_argument&) {
         // (not a trade-off polygon after rounding: the envelopes alone stand)
       }
@@ -1560,7 +1625,8 @@ namespace {
 // bound on that orientation's trade-off function).
 // With stride > 1 only every stride-th eps (and the last) gives a line: the
 // polygon is still a valid lower bound, lower by O((stride h)^2).
-curve lower_polygon(const composed_pld& c, const std::optional<composed_pld>& tilted, std::size_t stride) {
+curve lower_polygon(const composed_pld& c, const std::optional<composed_pld>& tilted,
+                    std::size_t stride) {
   std::vector<double> ds, ss;  // the lines' deltas and slopes
   auto line_at = [&](double e) {
     double d = c.delta_upper(e);
@@ -1598,8 +1664,8 @@ curve lower_polygon(const composed_pld& c, const std::optional<composed_pld>& ti
 // The forward orientation's lower polygon from a pass's pessimistic grids
 // (composition::forward_lower_curve).
 curve forward_lower_of(const composed_pld& pess, const std::optional<composed_pld>& pess_t,
-                       const std::optional<composed_pld>& inv, const std::optional<composed_pld>& inv_t,
-                       std::size_t stride) {
+                       const std::optional<composed_pld>& inv,
+                       const std::optional<composed_pld>& inv_t, std::size_t stride) {
   const curve fwd = lower_polygon(pess, pess_t, stride);
   if (!inv) return fwd;
   // The inverse orientation's polygon G <= F^{-1} gives G^{-1} <= F: it is
@@ -1612,7 +1678,9 @@ curve forward_lower_of(const composed_pld& pess, const std::optional<composed_pl
 }  // namespace
 
 curve composition::forward_lower_curve(std::size_t stride) const {
-  if (stride < 1) detail::throw_domain("forward_lower_curve", "stride", static_cast<long long>(stride), "must be >= 1");
+  if (stride < 1)
+    detail::throw_domain("forward_lower_curve", "stride", static_cast<long long>(stride),
+                         "must be >= 1");
   if (exact_) return to_curve_exact(*exact_);
   return forward_lower_of(*pess_, pess_t_, inv_pess_, inv_pess_t_, stride);
 }
@@ -1874,10 +1942,13 @@ curve envelope_of_lines_delta(std::vector<double> d, std::vector<double> s) {
 }
 
 curve tradeoff_from_profile(const std::vector<std::pair<double, double>>& pairs, bool symmetric) {
-  if (pairs.empty()) throw std::invalid_argument("tradeoff_from_profile(pairs): at least one (eps, delta) pair is required");
+  if (pairs.empty())
+    throw std::invalid_argument(
+        "tradeoff_from_profile(pairs): at least one (eps, delta) pair is required");
   std::vector<double> c, s;
   for (const auto& [e, d] : pairs) {
-    if (std::isnan(e) || !(e < 700 && e > -700)) detail::throw_domain("tradeoff_from_profile", "eps", e, "must be finite, |eps| < 700");
+    if (std::isnan(e) || !(e < 700 && e > -700))
+      detail::throw_domain("tradeoff_from_profile", "eps", e, "must be finite, |eps| < 700");
     detail::require_in(d, 0.0, 1.0, "tradeoff_from_profile", "delta");
     c.push_back(d);  // 1 - delta - e^eps a
     s.push_back(std::exp(e));
@@ -1892,7 +1963,8 @@ curve tradeoff_from_profile(const std::vector<std::pair<double, double>>& pairs,
 curve composition::lower_curve(int points) const {
   std::vector<double> c, s;
   if (exact_) {
-    if (!std::holds_alternative<gaussian>(exact_->get()) && !std::holds_alternative<laplace>(exact_->get())) {
+    if (!std::holds_alternative<gaussian>(exact_->get()) &&
+        !std::holds_alternative<laplace>(exact_->get())) {
       return to_curve_exact(*exact_);
     }
     // tangent lines of a smooth family at `points` slopes

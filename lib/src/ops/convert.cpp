@@ -94,7 +94,6 @@ double norm_interval_width(double b, double w) {
 
 void check_mu(double mu, const char* func) { detail::require_finite_nonneg(mu, func, "mu"); }
 
-
 // For a = -eps/mu + mu/2 < 0: delta = (1/2) e^{-a^2/2} [erfcx(u) - erfcx(u + w)],
 // u = -a/sqrt2, w = mu/sqrt2, returned as its three factors so that delta and
 // log delta are each formed with a single rounding of their own:
@@ -194,9 +193,7 @@ double gdp_eps(double mu, double delta) {
   // Clamped so that the root finder's products of function values cannot
   // overflow (log delta reaches -1e306 at mu ~ 1e154); the clamp keeps the
   // sign, hence the bracket and the root.
-  auto fn = [&](double e) {
-    return std::clamp(gdp_log_delta(mu, e) - log_target, -1e30, 1e30);
-  };
+  auto fn = [&](double e) { return std::clamp(gdp_log_delta(mu, e) - log_target, -1e30, 1e30); };
   std::uintmax_t iters = 200;
   auto r = boost::math::tools::toms748_solve(fn, 0.0, hi, fn(0.0), fn(hi),
                                              boost::math::tools::eps_tolerance<double>(50), iters);

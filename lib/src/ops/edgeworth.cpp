@@ -139,8 +139,8 @@ double approx_beta(const loss_cumulants& c, double alpha, bool with_k3, const ch
   auto upper = [&](double t) { return 1.0 - edgeworth_cdf(t, c.mean_p, c.var_p, k3p); };
   double lo = c.mean_p - 12.0 * sp, hi = c.mean_p + 12.0 * sp;
   if (!(upper(lo) >= alpha && upper(hi) <= alpha))
-    throw evaluation_error(std::string(func) + ": the Edgeworth tail does not cross alpha = " +
-                           format_value(alpha));
+    throw evaluation_error(std::string(func) +
+                           ": the Edgeworth tail does not cross alpha = " + format_value(alpha));
   for (int i = 0; i < 200 && hi - lo > 1e-15 * (1.0 + std::fabs(lo)); ++i) {
     const double mid = 0.5 * (lo + hi);
     (upper(mid) > alpha ? lo : hi) = mid;

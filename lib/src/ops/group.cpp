@@ -120,7 +120,8 @@ pl_map compose_maps(const pl_map& outer, const pl_map& inner) {
       // significant bits, ~2e-10 relative).
       if (inner.x[j] == 0.0 && t > 0 && x < 0x1p-1042) {
         throw evaluation_error(
-            "group: the power of the curve has a kink at alpha below 2.3e-314 (its steepest slope is "
+            "group: the power of the curve has a kink at alpha below 2.3e-314 (its steepest slope "
+            "is "
             "beyond e^721, e.g. k * eps > 721): beyond the limit of double precision");
       }
       if (x > inner.x[j] && x < inner.x[j + 1]) emit(x, outer.y[i], outer.z[i]);
@@ -648,9 +649,9 @@ tradeoff_bracket group(const std::vector<spec>& specs, std::int64_t k, const com
       // power of the symmetrization (an asymmetric curve grouped twice read
       // delta(0.178577) = 0.579365 against 0.604807).
       const bool is_curve = std::holds_alternative<curve>(f->get());
-      return exact_group(*f, k,
-                         is_curve ? detail::group_input::symmetrized : detail::group_input::as_given,
-                         spec_closed_rounding(specs[0]));
+      return exact_group(
+          *f, k, is_curve ? detail::group_input::symmetrized : detail::group_input::as_given,
+          spec_closed_rounding(specs[0]));
     }
   }
   return group(compose(specs, opt), k);

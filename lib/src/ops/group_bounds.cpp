@@ -698,7 +698,8 @@ namespace {
 double alpha_move(double x, double rel) {
   if (x == 0.0 || x == 1.0) return 0.0;
   const double m = std::min(x, 1.0 - x);
-  return add_up(add_up(mul_up(rel, m), mul_up(0x1p-52, x)), std::numeric_limits<double>::denorm_min());
+  return add_up(add_up(mul_up(rel, m), mul_up(0x1p-52, x)),
+                std::numeric_limits<double>::denorm_min());
 }
 double beta_move(double y, double rel) { return mul_up(add_up(rel, 0x1p-52), y); }
 

@@ -18,7 +18,8 @@ class discrete_law_impl final : public loss_law {
   discrete_law_impl(std::vector<loss_atom> atoms, double pn, double qp, bool sym, std::string name)
       : atoms_(std::move(atoms)), pn_(pn), qp_(qp), sym_(sym), name_(std::move(name)) {
     const auto below = [](const loss_atom& a, const loss_atom& b) { return a.loss < b.loss; };
-    if (!std::is_sorted(atoms_.begin(), atoms_.end(), below)) std::sort(atoms_.begin(), atoms_.end(), below);
+    if (!std::is_sorted(atoms_.begin(), atoms_.end(), below))
+      std::sort(atoms_.begin(), atoms_.end(), below);
     // merge equal losses
     std::vector<loss_atom> m;
     for (const auto& a : atoms_) {
@@ -75,7 +76,8 @@ class gaussian_law final : public loss_law {
   explicit gaussian_law(double mu) : mu_(mu) {}
   mass2 mass(double a, double b) const override {
     const double h = 0.5 * mu_ * mu_;
-    return {norm_interval((a + h) / mu_, (b + h) / mu_), norm_interval((a - h) / mu_, (b - h) / mu_)};
+    return {norm_interval((a + h) / mu_, (b + h) / mu_),
+            norm_interval((a - h) / mu_, (b - h) / mu_)};
   }
   double lo() const override { return -kInf; }
   double hi() const override { return kInf; }
@@ -144,7 +146,8 @@ class laplace_law final : public loss_law {
 // x(l) = s^2/d * log((e^l - 1 + q)/q) + d/2.
 class subsampled_gaussian_impl final : public loss_law {
  public:
-  subsampled_gaussian_impl(double sigma, double d, double q) : s_(sigma), d_(d), q_(q), log_q_(std::log(q)) {
+  subsampled_gaussian_impl(double sigma, double d, double q)
+      : s_(sigma), d_(d), q_(q), log_q_(std::log(q)) {
     lo_ = q_ < 1 ? std::log1p(-q_) : -kInf;
     scale_ = spread();  // (once: the tail cuts ask for it a dozen times per grid)
   }
@@ -152,7 +155,8 @@ class subsampled_gaussian_impl final : public loss_law {
     if (l <= lo_) return -kInf;
     if (l == kInf) return kInf;
     const double v = std::expm1(l) + q_;  // e^l - 1 + q > 0
-    return s_ * s_ / d_ * (std::log(v) - log_q_) + 0.5 * d_;  // (log q once: the sweeps call this ~10^5 times)
+    return s_ * s_ / d_ * (std::log(v) - log_q_) +
+           0.5 * d_;  // (log q once: the sweeps call this ~10^5 times)
   }
   mass2 mass(double a, double b) const override {
     const double xa = x_of(a), xb = x_of(b);
@@ -206,7 +210,8 @@ class subsampled_laplace_impl final : public loss_law {
     lmin_ = std::log1p(q_ * std::expm1(-t));
     lmax_ = std::log1p(q_ * std::expm1(t));
     const double et = std::exp(-t);
-    atoms_ = {{lmin_, 0.5, (1 - q_) * 0.5 + q_ * 0.5 * et}, {lmax_, 0.5 * et, (1 - q_) * 0.5 * et + q_ * 0.5}};
+    atoms_ = {{lmin_, 0.5, (1 - q_) * 0.5 + q_ * 0.5 * et},
+              {lmax_, 0.5 * et, (1 - q_) * 0.5 * et + q_ * 0.5}};
   }
   double x_of(double l) const {  // inverse on the continuous part
     const double v = (std::expm1(l) + q_) / q_;
@@ -230,8 +235,8 @@ class subsampled_laplace_impl final : public loss_law {
       const double x2 = b >= lmax_ ? d_ : std::clamp(x_of(hi), 0.0, d_);
       if (x2 > x1) {
         const double w = -std::expm1(-(x2 - x1) / b_);
-        const double pm = 0.5 * std::exp(-x1 / b_) * w;           // Lap(0,b) on (x1, x2)
-        const double pm1 = 0.5 * std::exp(-(d_ - x2) / b_) * w;   // Lap(d,b) on (x1, x2)
+        const double pm = 0.5 * std::exp(-x1 / b_) * w;          // Lap(0,b) on (x1, x2)
+        const double pm1 = 0.5 * std::exp(-(d_ - x2) / b_) * w;  // Lap(d,b) on (x1, x2)
         r.p += pm;
         r.q += (1 - q_) * pm + q_ * pm1;
       }
@@ -262,8 +267,8 @@ overloaded(Ts...) -> overloaded<Ts...>;
 
 }  // namespace
 
-std::unique_ptr<loss_law> discrete_law(std::vector<loss_atom> atoms, double pn, double qp,
-                                       bool sym, std::string name) {
+std::unique_ptr<loss_law> discrete_law(std::vector<loss_atom> atoms, double pn, double qp, bool sym,
+                                       std::string name) {
   return std::make_unique<discrete_law_impl>(std::move(atoms), pn, qp, sym, std::move(name));
 }
 
@@ -292,7 +297,8 @@ std::unique_ptr<loss_law> make_law(const tradeoff& f) {
           [&](const curve& c) -> std::unique_ptr<loss_law> {
             const pld d = to_pld(c);
             std::vector<loss_atom> at;
-            for (std::size_t i = 0; i < d.loss.size(); ++i) at.push_back({d.loss[i], d.p[i], d.q[i]});
+            for (std::size_t i = 0; i < d.loss.size(); ++i)
+              at.push_back({d.loss[i], d.p[i], d.q[i]});
             // Symmetric exactly, or both orientations are composed: a law
             // flagged symmetric has only T(P,Q) composed, and a curve
             // within 1e-12 of symmetric (a zero from alpha = 1 - 5e-13: that

@@ -115,7 +115,8 @@ double spec::number(const std::string& key) const {
 
 const std::string& spec::string(const std::string& key) const {
   auto it = params.find(key);
-  if (it == params.end()) throw std::invalid_argument("spec '" + text + "': missing key '" + key + "'");
+  if (it == params.end())
+    throw std::invalid_argument("spec '" + text + "': missing key '" + key + "'");
   return it->second;
 }
 
@@ -128,7 +129,8 @@ double spec::number(const std::string& key, double lo, double hi, bool lo_open,
     using detail::format_value;
     std::string m = what + " = " + format_value(v) + " must be ";
     if (hi >= 1e300 && (lo_open ? v > lo : v >= lo)) {
-      m += (hi_open ? "< " : "<= ") + format_value(hi);  // (a cap far beyond any use: named only when hit)
+      m += (hi_open ? "< " : "<= ") +
+           format_value(hi);  // (a cap far beyond any use: named only when hit)
     } else if (hi >= 1e300) {
       m += (lo_open ? "> " : ">= ") + format_value(lo);
     } else {

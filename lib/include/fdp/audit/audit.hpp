@@ -49,11 +49,11 @@ struct audit_options {
   double delta = 0.0;
   double selection_fraction = 0.1;  ///< in (0, 1)
   std::uint64_t seed = 0;
-  std::uint64_t shard_offset = 0;   ///< first evaluation block (built-in mechanisms)
-  unsigned threads = 0;             ///< 0: all hardware threads
+  std::uint64_t shard_offset = 0;  ///< first evaluation block (built-in mechanisms)
+  unsigned threads = 0;            ///< 0: all hardware threads
   int curve_tests = 24;
   bool bit_features = false;
-  bool oracle = true;               ///< compute the oracle bound where known
+  bool oracle = true;  ///< compute the oracle bound where known
   /// Called from the calling thread with the fraction of work done, every ~0.1 s.
   std::function<void(double)> progress;
 };

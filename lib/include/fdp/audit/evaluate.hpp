@@ -70,7 +70,7 @@ struct test_result {
   double claim_beta = 0;  ///< f(alpha_U)
   double margin = 0;      ///< max over the test and its mirror; > 0 iff a certified violation
   bool violation = false;
-  bool mirror = false;    ///< the margin is attained by the mirror (complement, other ordering)
+  bool mirror = false;  ///< the margin is attained by the mirror (complement, other ordering)
 };
 
 struct witness {

@@ -39,12 +39,13 @@ struct event_law {
 };
 
 /// The exact event law of the pair, where fdp knows it (see above).
-std::optional<event_law> exact_event_law(const mech::mechanism& m, const std::vector<double>& input0,
+std::optional<event_law> exact_event_law(const mech::mechanism& m,
+                                         const std::vector<double>& input0,
                                          const std::vector<double>& input1);
 
 struct oracle_bound {
-  double epsilon = 0;  ///< best certifiable epsilon lower bound (>= 0)
-  double mu = 0;       ///< best certifiable mu lower bound (>= 0)
+  double epsilon = 0;                    ///< best certifiable epsilon lower bound (>= 0)
+  double mu = 0;                         ///< best certifiable mu lower bound (>= 0)
   double alpha = 0, one_minus_beta = 0;  ///< exact P(E), Q(E) of the epsilon-optimal event
   int ordering = 0;
 };

@@ -41,9 +41,9 @@ enum class output_type { real, categorical };
 /// Outputs of one side, in memory.
 struct sample_block {
   output_type type = output_type::real;
-  std::size_t dim = 1;                ///< doubles per real output
-  std::vector<double> real;           ///< size() * dim values, output-major
-  std::vector<std::int64_t> cat;      ///< category keys
+  std::size_t dim = 1;            ///< doubles per real output
+  std::vector<double> real;       ///< size() * dim values, output-major
+  std::vector<std::int64_t> cat;  ///< category keys
   std::size_t size() const { return type == output_type::real ? real.size() / dim : cat.size(); }
 };
 
@@ -57,10 +57,10 @@ struct view {
     pattern      ///< (pattern of discrete coordinates and atoms, bin of the summed rest)
   };
   struct node {
-    int coord = -1;    ///< split coordinate; -1 for a leaf
-    double cut = 0;    ///< go left iff x[coord] <= cut
+    int coord = -1;  ///< split coordinate; -1 for a leaf
+    double cut = 0;  ///< go left iff x[coord] <= cut
     int left = -1, right = -1;
-    int leaf = -1;     ///< leaf (cell) index for leaves
+    int leaf = -1;  ///< leaf (cell) index for leaves
   };
   kind type = kind::cuts;
   std::size_t coord = 0;
@@ -91,7 +91,8 @@ struct view {
     if (!table_.empty()) {
       const double b = (y - tlo_) * tscale_;
       if (!(b >= 0)) return y <= cuts.front() ? 0 : slow_cut_cell(y);  // below the table (or NaN)
-      if (b >= static_cast<double>(table_.size() - 1)) return y > cuts.back() ? m : slow_cut_cell(y);
+      if (b >= static_cast<double>(table_.size() - 1))
+        return y > cuts.back() ? m : slow_cut_cell(y);
       c = table_[static_cast<std::size_t>(b)];
       // The bucket's cell is exact up to the cut points inside the bucket.
       while (c < m && cuts[c] < y) ++c;
@@ -110,9 +111,9 @@ struct view {
 
  private:
   std::unordered_map<std::int64_t, std::uint32_t> index_;
-  std::vector<std::int32_t> dense_;  // key -> cell for small non-negative keys
-  std::vector<std::size_t> offset_;  // pattern: first cell of key k; back() = other
-  std::vector<std::uint32_t> table_; // cuts: cell of the left edge of each bucket
+  std::vector<std::int32_t> dense_;   // key -> cell for small non-negative keys
+  std::vector<std::size_t> offset_;   // pattern: first cell of key k; back() = other
+  std::vector<std::uint32_t> table_;  // cuts: cell of the left edge of each bucket
   double tlo_ = 0, tscale_ = 0;
   std::size_t slow_cut_cell(double y) const;
 };
@@ -129,13 +130,13 @@ std::string describe_bit_key(std::int64_t key);
 
 struct test {
   std::size_t view = 0;
-  std::vector<std::uint8_t> in;  ///< in[cell] != 0: the cell is in the rejection event
-  int ordering = 0;              ///< 0: alpha on input0, beta on input1; 1: swapped
-  double gamma = 0.0;            ///< one-sided error budget of each confidence bound
-  bool band = false;             ///< curve test: also lower bounds (4 bounds, else 2)
-  std::string role;              ///< "epsilon", "mu", "claim" or "curve"
-  std::string description;       ///< the event, in words
-  std::string complement;        ///< its complement, in words (the mirror test's event)
+  std::vector<std::uint8_t> in;        ///< in[cell] != 0: the cell is in the rejection event
+  int ordering = 0;                    ///< 0: alpha on input0, beta on input1; 1: swapped
+  double gamma = 0.0;                  ///< one-sided error budget of each confidence bound
+  bool band = false;                   ///< curve test: also lower bounds (4 bounds, else 2)
+  std::string role;                    ///< "epsilon", "mu", "claim" or "curve"
+  std::string description;             ///< the event, in words
+  std::string complement;              ///< its complement, in words (the mirror test's event)
   double sel_alpha = 0, sel_beta = 0;  ///< point estimates on the selection split
 };
 

@@ -38,7 +38,8 @@ inline constexpr std::size_t kMaxSampleLineBytes = std::size_t{1} << 20;
 /// file as "sample file 'PATH'".
 class line_reader : public bounded_line_reader {
  public:
-  /// Opens `path`; throws std::invalid_argument "sample file 'PATH': cannot be opened ..." if it cannot.
+  /// Opens `path`; throws std::invalid_argument "sample file 'PATH': cannot be opened ..." if it
+  /// cannot.
   explicit line_reader(const std::string& path)
       : bounded_line_reader(path, "sample file", kMaxSampleLineBytes) {}
 };

@@ -16,8 +16,8 @@
 //                order (likelihood-ratio tests for non-monotone ratios);
 //   categories   categorical outputs: prefixes of the likelihood-ratio order
 //                (with at most 12 categories, ordered and counted on the whole
-//                selection split, plus every single category and every pair); when the categories are named by strings
-//                of one length (sparse-vector answer streams "TTF-..."), also
+//                selection split, plus every single category and every pair); when the categories
+//                are named by strings of one length (sparse-vector answer streams "TTF-..."), also
 //                prefixes of a naive-Bayes order over (position, character);
 //   bit cells    (opt-in, select_options::bit_features) IEEE-754 bit-pattern
 //                cells of a real output (bit_key), prefixes of the
@@ -86,7 +86,7 @@ namespace fdp::audit {
 
 struct select_options {
   double confidence = 0.95;
-  double delta = 0.0;              ///< delta of the epsilon objective
+  double delta = 0.0;                ///< delta of the epsilon objective
   std::uint64_t n_eval[2] = {0, 0};  ///< evaluation-split sizes the tests will meet
   int curve_tests = 24;
   double primary_share = 0.9;

@@ -57,15 +57,16 @@ struct calibration_options {
 
 struct calibration_result {
   std::string param;
-  double value = 0.0;               ///< meets the target: U(value) <= target
-  double lo = 0.0, hi = 0.0;        ///< final bracket of the root of U - target
-  interval epsilon;                 ///< certified epsilon bracket at value
-  double certified_optimum_bound = 0.0;  ///< infeasible (L > target) point nearest value; 0 or inf if none
-  double certified_gap = 0.0;       ///< |value / certified_optimum_bound - 1| (inf if unknown)
-  bool smallest = true;             ///< true: the smallest feasible value was sought (sigma, b)
-  bool at_limit = false;            ///< the answer is the end of the parameter's range (e.g. q = 1)
-  int iterations = 0;               ///< root-finder iterations
-  int evaluations = 0;              ///< certified compositions evaluated
+  double value = 0.0;         ///< meets the target: U(value) <= target
+  double lo = 0.0, hi = 0.0;  ///< final bracket of the root of U - target
+  interval epsilon;           ///< certified epsilon bracket at value
+  double certified_optimum_bound =
+      0.0;                     ///< infeasible (L > target) point nearest value; 0 or inf if none
+  double certified_gap = 0.0;  ///< |value / certified_optimum_bound - 1| (inf if unknown)
+  bool smallest = true;        ///< true: the smallest feasible value was sought (sigma, b)
+  bool at_limit = false;       ///< the answer is the end of the parameter's range (e.g. q = 1)
+  int iterations = 0;          ///< root-finder iterations
+  int evaluations = 0;         ///< certified compositions evaluated
   double seconds = 0.0;
 };
 

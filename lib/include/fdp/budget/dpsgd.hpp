@@ -67,10 +67,10 @@ std::string to_string(neighbour_relation n);
 std::string dpsgd_refusal(sampling_scheme s, neighbour_relation n);
 
 struct dpsgd_config {
-  double q = 0.0;             ///< sampling rate (Poisson) or batch fraction B/n, in (0, 1]
-  double sigma = 0.0;         ///< noise multiplier, > 0
-  std::int64_t steps = 0;     ///< T >= 1
-  double delta = 1e-5;        ///< in (0, 1)
+  double q = 0.0;          ///< sampling rate (Poisson) or batch fraction B/n, in (0, 1]
+  double sigma = 0.0;      ///< noise multiplier, > 0
+  std::int64_t steps = 0;  ///< T >= 1
+  double delta = 1e-5;     ///< in (0, 1)
   sampling_scheme sampling = sampling_scheme::poisson;
   neighbour_relation neighbours = neighbour_relation::add_remove;
   /// Sensitivity of the clipped sum in units of C; 0 = the relation's default (1 or 2).
@@ -82,13 +82,13 @@ struct dpsgd_config {
 };
 
 struct dpsgd_report {
-  std::string route;          ///< what was certified and how
-  double sensitivity = 1.0;   ///< the D used
-  interval epsilon;           ///< certified bracket at delta
-  interval mu;                ///< GDP summary bracket (smallest mu with f >= G_mu)
+  std::string route;         ///< what was certified and how
+  double sensitivity = 1.0;  ///< the D used
+  interval epsilon;          ///< certified bracket at delta
+  interval mu;               ///< GDP summary bracket (smallest mu with f >= G_mu)
   bool has_mu = false;
-  double clt_mu = 0.0;        ///< CLT estimate: NOT a bound
-  double clt_epsilon = 0.0;   ///< gdp_eps(clt_mu, delta): NOT a bound
+  double clt_mu = 0.0;       ///< CLT estimate: NOT a bound
+  double clt_epsilon = 0.0;  ///< gdp_eps(clt_mu, delta): NOT a bound
   std::string clt_formula;
   double seconds = 0.0;
 };

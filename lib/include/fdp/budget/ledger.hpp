@@ -24,15 +24,13 @@
 // choose adaptively only among Gaussian mechanisms, for the strongest reading.
 //
 // Persistence. JSON (format "fdp-ledger", version 1): budget, the engine's
-// grid ({"step", "auto", "tolerance"}), entries in order (the spec text; curve specs carry their points, so a later
-// change of the CSV file does not change the ledger), and
-// "checksum": "sha256:<hex>" over the canonical serialization of everything
-// else. load() re-serializes what it parsed and compares: a truncated file
-// (a JSON error) or an edited one (a checksum mismatch) is reported, never
-// trusted. The checksum detects accidents and casual edits; it is not a
-// signature (anyone can recompute it). save() is atomic (temporary file in the
-// same directory, fsync, rename, directory fsync): a crash leaves the old or
-// the new file.
+// grid ({"step", "auto", "tolerance"}), entries in order (the spec text; curve specs carry their
+// points, so a later change of the CSV file does not change the ledger), and "checksum":
+// "sha256:<hex>" over the canonical serialization of everything else. load() re-serializes what it
+// parsed and compares: a truncated file (a JSON error) or an edited one (a checksum mismatch) is
+// reported, never trusted. The checksum detects accidents and casual edits; it is not a signature
+// (anyone can recompute it). save() is atomic (temporary file in the same directory, fsync, rename,
+// directory fsync): a crash leaves the old or the new file.
 #pragma once
 
 #include <cstdint>

@@ -47,10 +47,10 @@ rdp_epsilon rdp_to_eps(const std::vector<double>& orders, const std::vector<doub
 /// The RDP bound of a composition of specs (each with its times).
 struct rdp_report {
   bool applicable = true;
-  std::string reason;                  ///< when not applicable
-  std::vector<double> orders, rdp;     ///< composed RDP curve (+inf where infinite)
-  double delta_fixed = 0.0;            ///< d0 from f_{eps,delta} terms
-  rdp_epsilon standard, improved;      ///< at the requested delta
+  std::string reason;               ///< when not applicable
+  std::vector<double> orders, rdp;  ///< composed RDP curve (+inf where infinite)
+  double delta_fixed = 0.0;         ///< d0 from f_{eps,delta} terms
+  rdp_epsilon standard, improved;   ///< at the requested delta
 };
 rdp_report rdp_account(const std::vector<spec>& specs, double delta);
 

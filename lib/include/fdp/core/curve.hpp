@@ -34,8 +34,8 @@ class curve {
     double alpha, beta;
   };
   enum class hull_policy {
-    strict,   ///< points above the convex hull by more than 1e-9 are an error
-    convexify ///< take the convex hull silently
+    strict,    ///< points above the convex hull by more than 1e-9 are an error
+    convexify  ///< take the convex hull silently
   };
 
   /// Builds the trade-off function through `points` (any order). (0, 1) is

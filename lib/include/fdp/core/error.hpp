@@ -70,8 +70,7 @@ inline void require(bool ok, const char* func, const char* param, const T& value
 /// lo <= x <= hi and x is not NaN.
 inline void require_in(double x, double lo, double hi, const char* func, const char* param) {
   if (!(x >= lo && x <= hi)) {
-    throw_domain(func, param, x,
-                 "must be in [" + format_value(lo) + ", " + format_value(hi) + "]");
+    throw_domain(func, param, x, "must be in [" + format_value(lo) + ", " + format_value(hi) + "]");
   }
 }
 

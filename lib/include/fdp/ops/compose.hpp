@@ -109,7 +109,7 @@ compose_term make_term(const spec& s);
 namespace detail {
 struct compose_access;  // the engine's access to a composition's grids (compose.cpp)
 struct closed_form;     // a closed form with its rounding (closed_form_bounds.hpp)
-}
+}  // namespace detail
 
 class composition {
  public:
@@ -163,7 +163,7 @@ class composition {
     none,
     refinement_stopped,  ///< a finer grid would have passed it: the bracket is the best so far
     coarsened,           ///< even the first grid would have: a coarser one was used
-    chernoff_only,       ///< no composed window fits: upper ends are Chernoff bounds, lower ends trivial
+    chernoff_only,  ///< no composed window fits: upper ends are Chernoff bounds, lower ends trivial
   };
   grid_limit grid_limited() const { return grid_limit_; }
 
@@ -193,7 +193,8 @@ class composition {
   bool unbounded_ = false;
   double gdp_cap_ = std::numeric_limits<double>::infinity();
   interval mu_of_grids() const;
-  friend composition compose_terms(const std::vector<compose_term>& terms, const compose_options& opt);
+  friend composition compose_terms(const std::vector<compose_term>& terms,
+                                   const compose_options& opt);
 };
 
 composition compose_terms(const std::vector<compose_term>& terms, const compose_options& opt = {});

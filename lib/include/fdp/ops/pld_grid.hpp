@@ -80,7 +80,8 @@ struct grid_pmf {
   /// ends). 0 when nothing was folded: they are then the law's own masses.
   double p_neg_inf_err = 0.0, q_pos_inf_err = 0.0;
   double dropped_p = 0.0, dropped_q = 0.0;  ///< optimistic: mass removed
-  double leftover = 0.0;  ///< optimistic: mass of a final group kept with a ratio mismatch (P top-down, Q bottom-up)
+  double leftover = 0.0;  ///< optimistic: mass of a final group kept with a ratio mismatch (P
+                          ///< top-down, Q bottom-up)
   /// Absolute error bounds per atom (P- and Q-masses) against an exactly
   /// valid refinement / garbling of the law.
   std::vector<double> err_p, err_q;
@@ -137,7 +138,8 @@ class composed_pld {
   /// A composition from its sums over the terms (offset, support, mass at
   /// +inf, Chernoff and mass-error data) and its masses on a window: the
   /// window's tails are bounded from the sums (compose_grid, the ledger).
-  static composed_pld from_sums(const detail::composition_sums& s, double h, detail::window_masses w);
+  static composed_pld from_sums(const detail::composition_sums& s, double h,
+                                detail::window_masses w);
   /// delta(eps) = m_inf + sum_k m_k (1 - e^{eps - lambda_k})_+ as computed.
   double delta_raw(double eps) const;
   /// Its finite part, sum_k m_k (1 - e^{eps - lambda_k})_+, as computed (not
@@ -164,7 +166,9 @@ class composed_pld {
   double max_slack() const;
   double lo() const { return offset_ + static_cast<double>(k0_) * h_; }
   double lo_loss() const { return lo(); }
-  double hi() const { return offset_ + static_cast<double>(k0_ + static_cast<std::int64_t>(m_.size()) - 1) * h_; }
+  double hi() const {
+    return offset_ + static_cast<double>(k0_ + static_cast<std::int64_t>(m_.size()) - 1) * h_;
+  }
   double m_inf() const { return m_inf_; }
   /// Bounds on the true mass at +inf: m_inf() with the relative margin for
   /// the product's rounding (m_inf_rel_) and the folded masses' error
@@ -193,16 +197,16 @@ class composed_pld {
   double m_inf_ = 0;
   double m_inf_rel_ = 1e-12;  // compose_grid's blanket margin; a lattice states its own
   double lattice_rel_ = 0;    // a lattice's mass error, relative to the masses above eps (0: none)
-  double m_inf_err_ = 0;  // sum of n_i x the terms' folded-mass errors (d m_inf / d I_i <= n_i)
-  double loss_err_ = 0;   // bound on the rounding of the loss positions offset + k h
+  double m_inf_err_ = 0;      // sum of n_i x the terms' folded-mass errors (d m_inf / d I_i <= n_i)
+  double loss_err_ = 0;       // bound on the rounding of the loss positions offset + k h
   double tail_lo_ = 0, tail_hi_ = 0;  // window tail masses (Chernoff)
   double fft_l2_ = 0;                 // bound on the 2-norm of the FFT error
   // Exponential tilt of the FFT (compose_grid's tilt_delta): the transforms
   // worked on m_k e^{tilt_ lambda_k - tilt_k_}, so the FFT error of m_k is
   // e^{tilt_k_ - tilt_ lambda_k} times a vector of 2-norm fft_l2_.
   double tilt_ = 0, tilt_k_ = 0;
-  std::size_t tilt_cut_ = 0;  // below this index the tilted masses are noise (zeroed)
-  std::int64_t top_index_ = 0;        // the composed support ends here
+  std::size_t tilt_cut_ = 0;    // below this index the tilted masses are noise (zeroed)
+  std::int64_t top_index_ = 0;  // the composed support ends here
   // mass-error bound: log of e^{K(t)} (prod (1 + D_i/M_i)^{n_i} - 1) at cher_t_
   // (and at t = 0 in err0_)
   std::vector<double> err_k_;

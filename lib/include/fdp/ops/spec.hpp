@@ -25,9 +25,9 @@
 namespace fdp {
 
 struct spec {
-  std::string text;                          ///< the original word
-  std::string name;                          ///< e.g. "gdp"
-  std::map<std::string, std::string> params; ///< keys other than times
+  std::string text;                           ///< the original word
+  std::string name;                           ///< e.g. "gdp"
+  std::map<std::string, std::string> params;  ///< keys other than times
   std::int64_t times = 1;
 
   /// The kind's numeric or integer key, checked against the table's range;
@@ -38,8 +38,8 @@ struct spec {
   double number(const std::string& key, double lo, double hi, bool lo_open = false,
                 bool hi_open = false) const;
   /// An optional number with a default.
-  double number_or(const std::string& key, double dflt, double lo, double hi,
-                   bool lo_open = false, bool hi_open = false) const;
+  double number_or(const std::string& key, double dflt, double lo, double hi, bool lo_open = false,
+                   bool hi_open = false) const;
   const std::string& string(const std::string& key) const;
   bool has(const std::string& key) const { return params.count(key) > 0; }
   /// The table's entry for `name` (throws for an unknown name).

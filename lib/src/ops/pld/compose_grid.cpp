@@ -32,7 +32,8 @@ std::vector<oriented_term> orient_terms(const std::vector<const grid_pmf*>& pmfs
   const double h = pmfs[0]->h;
   std::vector<oriented_term> ts;
   for (const grid_pmf* g : pmfs) {
-    if (std::fabs(g->h - h) > 1e-15 * h) throw std::invalid_argument("compose_grid(h): terms must share h");
+    if (std::fabs(g->h - h) > 1e-15 * h)
+      throw std::invalid_argument("compose_grid(h): terms must share h");
     ts.push_back(detail::orient(*g, use_p, h));
   }
   return ts;
@@ -44,8 +45,8 @@ std::vector<oriented_term> orient_terms(const std::vector<const grid_pmf*>& pmfs
 // standard deviation S is below 1/4: near-identity compositions (S ~ 1e-5)
 // need tilts ~ z / S to cut their tails at all (with c = 1 the window was
 // the whole support: 10^8 points for laplace:b=1e8,times=1e7).
-std::vector<double> chernoff_tilts(const std::vector<oriented_term>& ts, const std::vector<std::int64_t>& times,
-                                   double h) {
+std::vector<double> chernoff_tilts(const std::vector<oriented_term>& ts,
+                                   const std::vector<std::int64_t>& times, double h) {
   double var = 0.0;
   for (std::size_t i = 0; i < ts.size(); ++i) {
     double m0 = 0.0, m1 = 0.0, m2 = 0.0;
@@ -53,7 +54,8 @@ std::vector<double> chernoff_tilts(const std::vector<oriented_term>& ts, const s
       const double v = std::max(0.0, ts[i].x[k]), kk = static_cast<double>(k);
       m0 += v, m1 += v * kk, m2 += v * kk * kk;
     }
-    if (m0 > 0) var += static_cast<double>(times[i]) * std::max(0.0, m2 / m0 - (m1 / m0) * (m1 / m0)) * h * h;
+    if (m0 > 0)
+      var += static_cast<double>(times[i]) * std::max(0.0, m2 / m0 - (m1 / m0) * (m1 / m0)) * h * h;
   }
   const double sd = std::sqrt(var);
   const double c_tilt = sd > 0 && sd < 0.25 ? 0.25 / sd : 1.0;
@@ -63,7 +65,8 @@ std::vector<double> chernoff_tilts(const std::vector<oriented_term>& ts, const s
   return tilts;
 }
 
-composition_sums sum_terms(std::vector<oriented_term>& ts, const std::vector<std::int64_t>& times, double h) {
+composition_sums sum_terms(std::vector<oriented_term>& ts, const std::vector<std::int64_t>& times,
+                           double h) {
   composition_sums s(chernoff_tilts(ts, times, h));
   for (std::size_t i = 0; i < ts.size(); ++i) {
     detail::tilt_sums(ts[i], h, s.tilts);
@@ -102,7 +105,9 @@ std::pair<double, double> tilt_term(oriented_term& t, double theta, double h) {
   const double top = t.off + static_cast<double>(t.k0 + static_cast<std::int64_t>(n) - 1) * h;
   double acc = 0.0;
   for (std::size_t k = 0; k < n; ++k)
-    acc += std::max(0.0, t.x[k]) * std::exp(theta * (t.off + static_cast<double>(t.k0 + static_cast<std::int64_t>(k)) * h - top));
+    acc += std::max(0.0, t.x[k]) *
+           std::exp(theta *
+                    (t.off + static_cast<double>(t.k0 + static_cast<std::int64_t>(k)) * h - top));
   const double la = acc > 0 ? std::log(acc) : 0.0;
   double s2 = 0.0;
   for (std::size_t k = 0; k < n; ++k) {
@@ -111,12 +116,13 @@ std::pair<double, double> tilt_term(oriented_term& t, double theta, double h) {
     s2 += t.x[k] * t.x[k];
   }
   t.l2 = std::sqrt(s2);
-  const double lmax_abs = std::max(std::fabs(t.off + static_cast<double>(t.k0) * h), std::fabs(top));
+  const double lmax_abs =
+      std::max(std::fabs(t.off + static_cast<double>(t.k0) * h), std::fabs(top));
   return {theta * top + la, 4 * kU * (theta * (lmax_abs + std::fabs(top)) + std::fabs(la) + 3.0)};
 }
 
-tilt_plan plan_tilt(const composition_sums& s, std::vector<oriented_term>& ts, const std::vector<std::int64_t>& times,
-                    double h, double tilt_delta) {
+tilt_plan plan_tilt(const composition_sums& s, std::vector<oriented_term>& ts,
+                    const std::vector<std::int64_t>& times, double h, double tilt_delta) {
   tilt_plan p;
   p.t = s.tilts, p.k = s.K;
   if (!(tilt_delta > 0)) return p;
@@ -173,8 +179,9 @@ struct window {
 // as well when that fits (within the grid limit: beyond it the untilted
 // window stays, and the tilted mass outside it is all error; the plain
 // composition's bounds stand beside the tilted one's).
-window window_for(const composition_sums& s, const tilt_plan& p, const std::vector<oriented_term>& ts, double h,
-                  double tail, std::int64_t max_points) {
+window window_for(const composition_sums& s, const tilt_plan& p,
+                  const std::vector<oriented_term>& ts, double h, double tail,
+                  std::int64_t max_points) {
   double y_lo, y_hi;
   s.window(tail, y_lo, y_hi);
   if (p.theta > 0) {
@@ -184,18 +191,24 @@ window window_for(const composition_sums& s, const tilt_plan& p, const std::vect
       const double t = p.t[i], k = p.k[i];
       if (!std::isfinite(k) || t == p.theta) continue;
       const double y = (k - p.ktot - lt) / (t - p.theta);
-      if (t > p.theta) y_hi_t = std::min(y_hi_t, y);
-      else y_lo_t = std::max(y_lo_t, y);
+      if (t > p.theta)
+        y_hi_t = std::min(y_hi_t, y);
+      else
+        y_lo_t = std::max(y_lo_t, y);
     }
-    const double lim = static_cast<double>(max_points > 0 ? std::min(max_points, kMaxGrid) : kMaxGrid);
-    const double hi_t = std::max(y_hi, std::min(y_hi_t, s.lmax)), lo_t = std::min(y_lo, std::max(y_lo_t, s.lmin));
-    if ((hi_t - lo_t) / h + 4.0 <= lim / 1.5) y_hi = hi_t, y_lo = lo_t;  // (good_size rounds up by < 1.5)
+    const double lim =
+        static_cast<double>(max_points > 0 ? std::min(max_points, kMaxGrid) : kMaxGrid);
+    const double hi_t = std::max(y_hi, std::min(y_hi_t, s.lmax)),
+                 lo_t = std::min(y_lo, std::max(y_lo_t, s.lmin));
+    if ((hi_t - lo_t) / h + 4.0 <= lim / 1.5)
+      y_hi = hi_t, y_lo = lo_t;  // (good_size rounds up by < 1.5)
   }
   s.meet_crossed(y_lo, y_hi);
   window w;
   s.indices(y_lo, y_hi, h, w.klo, w.khi);
   std::int64_t need = w.khi - w.klo + 1;
-  for (const auto& t : ts) need = std::max<std::int64_t>(need, static_cast<std::int64_t>(t.x.size()));
+  for (const auto& t : ts)
+    need = std::max<std::int64_t>(need, static_cast<std::int64_t>(t.x.size()));
   // (at least 64 points: kissfft's real transform needs an even length > 1)
   w.N = detail::good_size(std::max<std::int64_t>(need, 64));
   return w;
@@ -219,8 +232,9 @@ struct spectral_result {
   double zn = 0.0, fft_l2 = 0.0;
 };
 
-spectral_result spectral_power(const std::vector<oriented_term>& ts, const std::vector<std::int64_t>& times,
-                               const window& w, std::int64_t base) {
+spectral_result spectral_power(const std::vector<oriented_term>& ts,
+                               const std::vector<std::int64_t>& times, const window& w,
+                               std::int64_t base) {
   detail::real_fft fft(w.N);
   const std::size_t nc = fft.spectrum_size();
   const double gamma = 10.0 * kU * std::log2(static_cast<double>(w.N));
@@ -272,7 +286,8 @@ spectral_result spectral_power(const std::vector<oriented_term>& ts, const std::
     // and most frequencies of a long composition are there.)
     auto exp0 = [](double x) { return x > -746.0 ? std::exp(x) : 0.0; };
     const double v = exp0(logV[j]);
-    const double b = (v > 0 ? v * std::expm1(logU[j] - logV[j]) : exp0(logU[j])) + 3.0 * kU * mults * v;
+    const double b =
+        (v > 0 ? v * std::expm1(logU[j] - logV[j]) : exp0(logU[j])) + 3.0 * kU * mults * v;
     const double wt = (j == 0 || (w.N % 2 == 0 && j == nc - 1)) ? 1.0 : 2.0;
     dz2 += wt * b * b;
   }
@@ -292,16 +307,21 @@ spectral_result spectral_power(const std::vector<oriented_term>& ts, const std::
 // a mass exceed 1: those masses are noise, set to 0, and every bound that
 // would sum them is declared vacuous (the cut index, tilt_cut); sums above
 // the cut stay clean.
-std::size_t untilt(spectral_result& r, const tilt_plan& p, const composition_sums& s, const window& w, double h) {
+std::size_t untilt(spectral_result& r, const tilt_plan& p, const composition_sums& s,
+                   const window& w, double h) {
   const double off = s.off;
-  const double lam = std::max(std::fabs(off + static_cast<double>(w.klo) * h), std::fabs(off + static_cast<double>(w.khi) * h));
+  const double lam = std::max(std::fabs(off + static_cast<double>(w.klo) * h),
+                              std::fabs(off + static_cast<double>(w.khi) * h));
   const double rho_out = 4 * kU * (std::fabs(p.ktot) + p.theta * lam + 3.0);
   r.fft_l2 += (std::expm1(p.nterms * std::log1p(p.rho_in)) + rho_out) * r.zn;
-  const double ytop_w = off + static_cast<double>(w.khi) * h, ybot_w = off + static_cast<double>(w.klo) * h;
-  r.fft_l2 += (w.khi < s.top ? tilted_tail(p, ytop_w, true) : 0.0) + (w.klo > s.base ? tilted_tail(p, ybot_w, false) : 0.0);
+  const double ytop_w = off + static_cast<double>(w.khi) * h,
+               ybot_w = off + static_cast<double>(w.klo) * h;
+  r.fft_l2 += (w.khi < s.top ? tilted_tail(p, ytop_w, true) : 0.0) +
+              (w.klo > s.base ? tilted_tail(p, ybot_w, false) : 0.0);
   std::size_t cut = 0;
   for (std::size_t i = 0; i < r.m.size(); ++i) {
-    const double lw = p.ktot - p.theta * (off + static_cast<double>(w.klo + static_cast<std::int64_t>(i)) * h);
+    const double lw =
+        p.ktot - p.theta * (off + static_cast<double>(w.klo + static_cast<std::int64_t>(i)) * h);
     if (lw > 700.0 || r.fft_l2 * std::exp(lw) > 1.0) {
       r.m[i] = 0.0;
       cut = i + 1;
@@ -317,19 +337,22 @@ void trace_window(const composition_sums& s, const window& w, double h, double t
   const double lt = std::log(tail);
   char line[200];
   for (std::size_t i = 0; i < s.tilts.size(); ++i) {
-    std::snprintf(line, sizeof line, "t=%g K=%g y=%g", s.tilts[i], s.K[i], (s.K[i] - lt) / s.tilts[i]);
+    std::snprintf(line, sizeof line, "t=%g K=%g y=%g", s.tilts[i], s.K[i],
+                  (s.K[i] - lt) / s.tilts[i]);
     trace(line);
   }
-  std::snprintf(line, sizeof line, "window [%g, %g], support [%g, %g]", s.off + static_cast<double>(w.klo) * h,
-                s.off + static_cast<double>(w.khi) * h, s.lmin, s.lmax);
+  std::snprintf(line, sizeof line, "window [%g, %g], support [%g, %g]",
+                s.off + static_cast<double>(w.klo) * h, s.off + static_cast<double>(w.khi) * h,
+                s.lmin, s.lmax);
   trace(line);
 }
 
 }  // namespace
 
-composed_pld compose_grid(const std::vector<const grid_pmf*>& pmfs, const std::vector<std::int64_t>& times,
-                          bool use_p, double tail, double tilt_delta, std::int64_t max_points,
-                          bool chernoff_beyond_limit, const std::function<void(const std::string&)>& trace) {
+composed_pld compose_grid(const std::vector<const grid_pmf*>& pmfs,
+                          const std::vector<std::int64_t>& times, bool use_p, double tail,
+                          double tilt_delta, std::int64_t max_points, bool chernoff_beyond_limit,
+                          const std::function<void(const std::string&)>& trace) {
   if (pmfs.empty() || pmfs.size() != times.size()) {
     throw std::invalid_argument("compose_grid(pmfs): need one count per term");
   }
@@ -345,8 +368,9 @@ composed_pld compose_grid(const std::vector<const grid_pmf*>& pmfs, const std::v
     // No window at all: every finite mass is a Chernoff tail (see the header).
     if (chernoff_beyond_limit) return composed_pld::from_sums(s, h, std::move(out));
     const std::int64_t lim = max_points > 0 ? std::min(max_points, kMaxGrid) : kMaxGrid;
-    throw grid_limit_error("compose: the composed grid needs " + std::to_string(w.N) + " points, above the limit of " +
-                               std::to_string(lim) + "; use a larger tolerance or fewer/larger terms",
+    throw grid_limit_error("compose: the composed grid needs " + std::to_string(w.N) +
+                               " points, above the limit of " + std::to_string(lim) +
+                               "; use a larger tolerance or fewer/larger terms",
                            static_cast<double>(w.N), static_cast<double>(lim));
   }
   spectral_result r = spectral_power(ts, times, w, s.base);

@@ -56,7 +56,8 @@ composed_pld composed_pld::from_lattice(double h, double offset, std::int64_t k0
   return r;
 }
 
-composed_pld composed_pld::from_sums(const detail::composition_sums& s, double h, detail::window_masses w) {
+composed_pld composed_pld::from_sums(const detail::composition_sums& s, double h,
+                                     detail::window_masses w) {
   composed_pld r;
   r.h_ = h;
   r.offset_ = s.off;
@@ -65,7 +66,8 @@ composed_pld composed_pld::from_sums(const detail::composition_sums& s, double h
   // The positions' rounding: off and the support ends are sums of n_i times
   // the terms' offsets and ends (one rounding per term and product), and
   // off + K h rounds twice more.
-  r.loss_err_ = 4 * kU * (s.distinct + 2.0) * (std::fabs(s.lmin) + std::fabs(s.lmax) + std::fabs(s.off));
+  r.loss_err_ =
+      4 * kU * (s.distinct + 2.0) * (std::fabs(s.lmin) + std::fabs(s.lmax) + std::fabs(s.off));
   r.m_inf_ = s.m_inf();
   r.m_inf_rel_ = s.m_inf_rel();
   r.m_inf_err_ = s.inf_err;
@@ -85,17 +87,20 @@ composed_pld composed_pld::from_sums(const detail::composition_sums& s, double h
   r.tilt_ = w.tilt, r.tilt_k_ = w.tilt_k, r.tilt_cut_ = w.tilt_cut;
   // Window tails (Chernoff): mass strictly above the window top and below its bottom.
   const std::int64_t khi = w.klo + static_cast<std::int64_t>(r.m_.size()) - 1;
-  const double ytop = s.off + static_cast<double>(khi) * h, ybot = s.off + static_cast<double>(w.klo) * h;
+  const double ytop = s.off + static_cast<double>(khi) * h,
+               ybot = s.off + static_cast<double>(w.klo) * h;
   if (khi < s.top) {
     double b = 1.0;
     for (std::size_t i = 0; i < r.cher_t_.size(); ++i)
-      if (r.cher_t_[i] > 0 && std::isfinite(r.cher_k_[i])) b = std::min(b, std::exp(r.cher_k_[i] - r.cher_t_[i] * ytop));
+      if (r.cher_t_[i] > 0 && std::isfinite(r.cher_k_[i]))
+        b = std::min(b, std::exp(r.cher_k_[i] - r.cher_t_[i] * ytop));
     r.tail_hi_ = b;
   }
   if (w.klo > s.base) {
     double b = 1.0;
     for (std::size_t i = 0; i < r.cher_t_.size(); ++i)
-      if (r.cher_t_[i] < 0 && std::isfinite(r.cher_k_[i])) b = std::min(b, std::exp(r.cher_k_[i] - r.cher_t_[i] * ybot));
+      if (r.cher_t_[i] < 0 && std::isfinite(r.cher_k_[i]))
+        b = std::min(b, std::exp(r.cher_k_[i] - r.cher_t_[i] * ybot));
     r.tail_lo_ = b;
   }
   r.finish();
@@ -126,7 +131,9 @@ std::size_t composed_pld::first_above(double eps) const {
   if (x < 0) return 0;
   if (x >= static_cast<double>(m_.size())) return m_.size();
   std::size_t j = static_cast<std::size_t>(std::floor(x));
-  while (j < m_.size() && offset_ + static_cast<double>(k0_ + static_cast<std::int64_t>(j)) * h_ <= eps) ++j;
+  while (j < m_.size() &&
+         offset_ + static_cast<double>(k0_ + static_cast<std::int64_t>(j)) * h_ <= eps)
+    ++j;
   return j;
 }
 
@@ -168,7 +175,8 @@ void composed_pld::line_min::build(const std::vector<double>& ts, const std::vec
 double composed_pld::line_min::at(double eps) const {
   if (t.empty()) return kInf;
   // line j is the lowest on [x_{j-1}, x_j)
-  const std::size_t j = static_cast<std::size_t>(std::upper_bound(x.begin(), x.end(), eps) - x.begin());
+  const std::size_t j =
+      static_cast<std::size_t>(std::upper_bound(x.begin(), x.end(), eps) - x.begin());
   return k[j] - t[j] * eps;
 }
 
@@ -211,7 +219,8 @@ double composed_pld::delta_upper(double eps_in) const {
   const double top = offset_ + static_cast<double>(top_index_) * h_;
   if (eps >= top) return std::min(1.0, m_inf_upper());
   const std::size_t j = first_above(eps);
-  double fin = std::max(0.0, fin_raw(eps)) + slack(j) + tail_bound_above(eps) + mass_error_above(eps);
+  double fin =
+      std::max(0.0, fin_raw(eps)) + slack(j) + tail_bound_above(eps) + mass_error_above(eps);
   if (j == 0) fin += tail_lo_;
   // Below the top of the support some mass lies above eps, so the truth is
   // positive however far below the double range: an upper end of 0 would
@@ -225,7 +234,8 @@ double composed_pld::delta_lower(double eps_in) const {
   const double eps = eps_in + loss_err_;
   const std::size_t j = first_above(eps);
   const double fin = fin_raw(eps) - slack(j) - tail_lo_ - tail_hi_ - mass_error_above(eps);
-  return std::min(1.0, detail::sum_down(m_inf_lower(), std::max(0.0, fin)));  // (a delta is at most 1)
+  return std::min(1.0,
+                  detail::sum_down(m_inf_lower(), std::max(0.0, fin)));  // (a delta is at most 1)
 }
 
 // The polygon of the computed (raw) masses: the test rejecting losses >= lambda_j
@@ -242,11 +252,13 @@ double composed_pld::beta_raw(double a) const {
   };
   auto qa = [&](std::size_t j) { return j >= n ? 0.0 : sm_[j]; };
   if (a >= pa(0)) return std::max(0.0, 1.0 - m_inf_ - qa(0));  // all finite losses rejected
-  std::size_t lo = 0, hi = n;                                   // pa(lo) > a >= pa(hi)
+  std::size_t lo = 0, hi = n;                                  // pa(lo) > a >= pa(hi)
   while (hi - lo > 1) {
     const std::size_t mid = (lo + hi) / 2;
-    if (pa(mid) > a) lo = mid;
-    else hi = mid;
+    if (pa(mid) > a)
+      lo = mid;
+    else
+      hi = mid;
   }
   const double a0 = pa(hi), a1 = pa(lo);  // a0 <= a < a1
   const double b0 = 1.0 - m_inf_ - qa(hi), b1 = 1.0 - m_inf_ - qa(lo);
@@ -265,15 +277,15 @@ double composed_pld::tangent_loss(double a) const {
   if (a >= pa(0)) return lo_loss();
   while (hi - lo > 1) {
     const std::size_t mid = (lo + hi) / 2;
-    if (pa(mid) > a) lo = mid;
-    else hi = mid;
+    if (pa(mid) > a)
+      lo = mid;
+    else
+      hi = mid;
   }
   return offset_ + static_cast<double>(k0_ + static_cast<std::int64_t>(lo)) * h_;
 }
 
-double composed_pld::max_slack() const {
-  return slack(0) + tail_lo_ + tail_hi_ + err0_;
-}
+double composed_pld::max_slack() const { return slack(0) + tail_lo_ + tail_hi_ + err0_; }
 
 // (beta_raw / tangent_loss above are used only to pick candidate eps values
 // where any choice is valid: P-masses derived from Q-masses near the bottom
@@ -309,7 +321,8 @@ void composed_pld::upper_lines(std::vector<double>& eps_out, std::vector<double>
       double eps = offset_ + static_cast<double>(kk) * h_;
       if (j == 0 && side == 0) eps = -745.0;  // the open end: e^eps a -> 0
       if (j == n && side == 1) continue;
-      const double lj = offset_ + static_cast<double>(k0_ + static_cast<std::int64_t>(std::min(j, n - 1))) * h_;
+      const double lj =
+          offset_ + static_cast<double>(k0_ + static_cast<std::int64_t>(std::min(j, n - 1))) * h_;
       // (delta_lower's eps + loss_err_; the line keeps its slope e^eps)
       const double fin = (j < n) ? base0 - std::exp(eps + loss_err_ - lj) * se_[j] : base0;
       eps_out.push_back(eps);
@@ -326,6 +339,5 @@ double composed_pld::beta_from_lower_delta(double a) const {
     best = std::max(best, c[k] - (a > 0 ? std::exp(eps[k] + std::log(a)) : 0.0));
   return std::clamp(best, 0.0, 1.0 - a);
 }
-
 
 }  // namespace fdp

@@ -52,7 +52,8 @@ class sweeper {
     }
     // (snapping moves atoms by at most ~1e-9 h; keep the list sorted anyway)
     const auto below = [](const satom& u, const satom& v) { return u.loss < v.loss; };
-    if (!std::is_sorted(atoms_.begin(), atoms_.end(), below)) std::stable_sort(atoms_.begin(), atoms_.end(), below);
+    if (!std::is_sorted(atoms_.begin(), atoms_.end(), below))
+      std::stable_sort(atoms_.begin(), atoms_.end(), below);
     r_.h = h;
     r_.offset = off;
     r_.k0 = klo_;
@@ -173,7 +174,8 @@ class sweeper {
   // remaining mass in (l, c) plus just enough mass below l to make the
   // likelihood ratio exactly e^l.
   // `inner`, when given, is cont_and_inner(L(kt), c) already evaluated.
-  group build_group(std::int64_t kt, double c, int ia, double rc, const mass2* inner = nullptr) const {
+  group build_group(std::int64_t kt, double c, int ia, double rc,
+                    const mass2* inner = nullptr) const {
     group g;
     g.k = kt;
     const double l = L(kt), el = std::exp(l);
@@ -183,7 +185,8 @@ class sweeper {
       pos.p += rc * atoms_[ia].p, pos.q += rc * atoms_[ia].q;
       snap += rc * atoms_[ia].q * atoms_[ia].snap;
     }
-    for (auto it = first_atom_above(l); it != atoms_.end() && it->loss < c; ++it) snap += it->q * it->snap;
+    for (auto it = first_atom_above(l); it != atoms_.end() && it->loss < c; ++it)
+      snap += it->q * it->snap;
     // atoms in (l, c) strictly below the cut atom are in cont_and_inner already
     double need = std::max(0.0, pos.q - el * pos.p);
     g.acc = pos;
@@ -203,7 +206,8 @@ class sweeper {
       const double nc = el * mc.p - mc.q;
       if (nc >= need && (mc.p > 0 || mc.q > 0)) {
         mass2 m;
-        const double x = solve(a, cur, l, el, need, std::isfinite(c) ? std::max(c - l, h_) : h_, &m);
+        const double x =
+            solve(a, cur, l, el, need, std::isfinite(c) ? std::max(c - l, h_) : h_, &m);
         g.acc.p += m.p;
         g.acc.q += m.q;
         g.snap = snap;
@@ -350,7 +354,8 @@ class sweeper {
   // Continuous part on (a, b) plus the (snapped) atoms strictly inside.
   mass2 cont_and_inner(double a, double b) const {
     mass2 m = cont_only(a, b);
-    for (auto it = first_atom_above(a); it != atoms_.end() && it->loss < b; ++it) m.p += it->p, m.q += it->q;
+    for (auto it = first_atom_above(a); it != atoms_.end() && it->loss < b; ++it)
+      m.p += it->p, m.q += it->q;
     return m;
   }
   // x in (a, cur) with e^l P(x,cur) - Q(x,cur) = need on the continuous part
@@ -372,7 +377,8 @@ class sweeper {
   // leaves the bracket or the bracket has not halved in three steps. (Boost's
   // TOMS 748 in x took 8.6 mass evaluations per solve on subsampled
   // Gaussians.)
-  double solve(double a, double cur, double l, double el, double need, double dist, mass2* m_out) const {
+  double solve(double a, double cur, double l, double el, double need, double dist,
+               mass2* m_out) const {
     auto g = [&](double x, mass2& m) {
       m = cont_only(x, cur);
       return el * m.p - m.q - need;
@@ -468,7 +474,6 @@ class sweeper {
     }
     r_.p_neg_inf = law_.p_neg_inf();
     r_.q_pos_inf = law_.q_pos_inf();
-
   }
 
   const loss_law& law_;
@@ -480,7 +485,6 @@ class sweeper {
   std::vector<double> up_, down_;  // stride thresholds per level (set_strides)
   grid_pmf r_;
 };
-
 
 // The law of the swapped pair (Q, P): loss -L, masses swapped. Sweeping it
 // top-down is sweeping the original bottom-up.
@@ -498,8 +502,9 @@ class reflected_law final : public loss_law {
     mass2 m = l_.mass(-b, -a);
     mass2 r{m.q, m.p};
     auto at_loss = [&](double x) {
-      return std::equal_range(atoms_.begin(), atoms_.end(), loss_atom{x, 0.0, 0.0},
-                              [](const loss_atom& u, const loss_atom& v) { return u.loss < v.loss; });
+      return std::equal_range(
+          atoms_.begin(), atoms_.end(), loss_atom{x, 0.0, 0.0},
+          [](const loss_atom& u, const loss_atom& v) { return u.loss < v.loss; });
     };
     for (auto [it, end] = at_loss(a); it != end; ++it) r.p -= it->p, r.q -= it->q;
     for (auto [it, end] = at_loss(b); it != end; ++it) r.p += it->p, r.q += it->q;
@@ -526,7 +531,8 @@ class reflected_law final : public loss_law {
 
 grid_pmf discretize(const loss_law& law, double h, double offset, double lo_cut, double hi_cut,
                     pld_side side, double coarse) {
-  detail::require(coarse >= 0 && std::isfinite(coarse), "discretize", "coarse", coarse, "must be finite and >= 0");
+  detail::require(coarse >= 0 && std::isfinite(coarse), "discretize", "coarse", coarse,
+                  "must be finite and >= 0");
   detail::require_finite_pos(h, "discretize", "h");
   // Losses beyond +-700 would overflow e^l; mass there is handled as a tail
   // (soundly: +inf / -inf atoms for the pessimistic side, merged or dropped
@@ -594,7 +600,8 @@ grid_pmf discretize(const loss_law& law, double h, double offset, double lo_cut,
     auto cost = [](const grid_pmf& g) {
       double c = g.dropped_p + g.dropped_q;
       for (std::size_t i = 0; i < g.p.size(); ++i)
-        c += g.err_q[i] + g.err_p[i] * std::exp(std::min(700.0, g.loss(g.k0 + static_cast<std::int64_t>(i))));
+        c += g.err_q[i] +
+             g.err_p[i] * std::exp(std::min(700.0, g.loss(g.k0 + static_cast<std::int64_t>(i))));
       return c;
     };
     grid_pmf g = swept_up();
@@ -602,6 +609,5 @@ grid_pmf discretize(const loss_law& law, double h, double offset, double lo_cut,
   }
   return best;
 }
-
 
 }  // namespace fdp

@@ -34,8 +34,10 @@ double total_mass(const std::vector<double>& v, double extra) {
 // the true pair). Within the grid's own error bounds nothing changes.
 void complete_masses(grid_pmf& r) {
   const double tp = total_mass(r.p, r.p_neg_inf), tq = total_mass(r.q, r.q_pos_inf);
-  const double ep = total_mass(r.err_p, r.p_neg_inf_err) + 8 * kU * static_cast<double>(r.p.size() + 1);
-  const double eq = total_mass(r.err_q, r.q_pos_inf_err) + 8 * kU * static_cast<double>(r.q.size() + 1);
+  const double ep =
+      total_mass(r.err_p, r.p_neg_inf_err) + 8 * kU * static_cast<double>(r.p.size() + 1);
+  const double eq =
+      total_mass(r.err_q, r.q_pos_inf_err) + 8 * kU * static_cast<double>(r.q.size() + 1);
   if (1.0 - tp > ep) {
     r.p_neg_inf_err += ep + kU * r.p_neg_inf;
     r.p_neg_inf += 1.0 - tp;
@@ -61,8 +63,10 @@ grid_pmf discretize_pessimistic(const loss_law& law, double h, double off, doubl
   {
     const double top = std::min(hi, law.hi()), bot = std::max(lo, law.lo());
     const auto Lk = [&](std::int64_t k) { return off + static_cast<double>(k) * h; };
-    if (std::isfinite(top)) while (Lk(khi) < top) ++khi;
-    if (std::isfinite(bot)) while (Lk(klo) > bot) --klo;
+    if (std::isfinite(top))
+      while (Lk(khi) < top) ++khi;
+    if (std::isfinite(bot))
+      while (Lk(klo) > bot) --klo;
   }
   if (khi < klo) khi = klo;
   r.k0 = klo;
@@ -109,7 +113,8 @@ grid_pmf discretize_pessimistic(const loss_law& law, double h, double off, doubl
     // plus (u - u*) e^{l_{k-1}} (e^h - 1) more at l_k), and the mass error
     // p - p* at l_{k-1}: the move is a shift (shift_p / shift_q), the rest
     // absolute; err_p / err_q hold both.
-    const double du = (kMassRel + 4 * kU) * ((m.q > 0 ? m.q * std::exp(-lk1) : 0.0) + m.p) / em1 + 4 * kU * m.p;
+    const double du =
+        (kMassRel + 4 * kU) * ((m.q > 0 ? m.q * std::exp(-lk1) : 0.0) + m.p) / em1 + 4 * kU * m.p;
     const double d = std::min(m.p, du);
     r.shift_p[i] += d;
     r.shift_q[i] += d * el1;

@@ -21,7 +21,8 @@ fftw_r2c_plans::~fftw_r2c_plans() {
 std::shared_ptr<const fftw_r2c_plans> fftw_plans_for(std::int64_t n) {
   // never destroyed: plans still cached at exit are freed with the process
   static auto* cache = new std::map<std::int64_t, std::shared_ptr<const fftw_r2c_plans>>();
-  std::map<std::int64_t, std::shared_ptr<const fftw_r2c_plans>> evicted;  // released after unlocking
+  std::map<std::int64_t, std::shared_ptr<const fftw_r2c_plans>>
+      evicted;  // released after unlocking
   std::shared_ptr<fftw_r2c_plans> p;
   {
     std::lock_guard<std::mutex> lk(fftw_planner_mutex());
@@ -69,7 +70,9 @@ Eigen::FFT<double>& kiss_for(std::int64_t n) {
 }  // namespace
 
 real_fft::real_fft(std::int64_t n, fft_backend backend)
-    : n_(n), nc_(static_cast<std::size_t>(n / 2 + 1)), fftw_(backend == fft_backend::fftw || fftw_worth_it(n)) {
+    : n_(n),
+      nc_(static_cast<std::size_t>(n / 2 + 1)),
+      fftw_(backend == fft_backend::fftw || fftw_worth_it(n)) {
   if (fftw_) {
     in_ = fftw_alloc_real(static_cast<std::size_t>(n));
     out_ = fftw_alloc_complex(nc_);
@@ -108,7 +111,8 @@ real_fft& thread_fft(std::int64_t n, fft_backend backend) {
   const bool fftw = backend == fft_backend::fftw || fftw_worth_it(n);
   for (std::size_t i = 0; i < kept.size(); ++i) {
     if (kept[i]->size() != n || kept[i]->uses_fftw() != fftw) continue;
-    std::rotate(kept.begin() + static_cast<std::ptrdiff_t>(i), kept.begin() + static_cast<std::ptrdiff_t>(i) + 1, kept.end());
+    std::rotate(kept.begin() + static_cast<std::ptrdiff_t>(i),
+                kept.begin() + static_cast<std::ptrdiff_t>(i) + 1, kept.end());
     return *kept.back();
   }
   if (kept.size() >= 4) kept.erase(kept.begin());
@@ -138,7 +142,8 @@ std::int64_t good_size(std::int64_t n) {
   return best;
 }
 
-void mul_pow_all(std::complex<double>* Z, const std::complex<double>* X, std::size_t m, std::int64_t n) {
+void mul_pow_all(std::complex<double>* Z, const std::complex<double>* X, std::size_t m,
+                 std::int64_t n) {
   // split into real and imaginary parts (structure of arrays), per block
   constexpr std::size_t kBlock = 1024;
   double zr[kBlock], zi[kBlock], rr[kBlock], ri[kBlock];

@@ -96,6 +96,7 @@ std::int64_t good_size(std::int64_t n);
 /// in the same order as std::complex's own for each j (finite inputs: the
 /// same results), done for all j at once so that the loops over j
 /// vectorize (one z^n alone is a chain bound by multiply latency).
-void mul_pow_all(std::complex<double>* Z, const std::complex<double>* X, std::size_t m, std::int64_t n);
+void mul_pow_all(std::complex<double>* Z, const std::complex<double>* X, std::size_t m,
+                 std::int64_t n);
 
 }  // namespace fdp::detail

@@ -60,7 +60,9 @@ void tilted_log_mgfs(const std::vector<double>& v, double off, double h, std::in
 
 namespace {
 // log(1 + e^x) without overflow
-double log1p_exp(double x) { return x > 30.0 ? x + std::log1p(std::exp(-x)) : std::log1p(std::exp(x)); }
+double log1p_exp(double x) {
+  return x > 30.0 ? x + std::log1p(std::exp(-x)) : std::log1p(std::exp(x));
+}
 // For a term with masses M = e^lm and errors D = e^le: r = log(1 + D/M), kept
 // apart from log(M + D) = lm + r (which rounds at the scale of lm: r ~ 1e-16
 // would vanish in lm + r - lm).
@@ -91,8 +93,10 @@ void error_bound_acc::add(double lm, double le, double la, double n) {
   if (ls != -kInf) ls += n * lm;
   if (la != -kInf) {
     const double v = lmd + lf + la;
-    if (ls == -kInf || v > ls) ls = v + (ls == -kInf ? 0.0 : log1p_exp(ls - v));
-    else if (v != -kInf) ls = ls + log1p_exp(v - ls);
+    if (ls == -kInf || v > ls)
+      ls = v + (ls == -kInf ? 0.0 : log1p_exp(ls - v));
+    else if (v != -kInf)
+      ls = ls + log1p_exp(v - ls);
   }
   lmd += n * g.lmd;
   r += n * g.r;
@@ -101,7 +105,8 @@ void error_bound_acc::add(double lm, double le, double la, double n) {
 // prod (M + D)^n (1 - prod (M / (M + D))^n): no cancellation for small D
 double error_bound_acc::log_product() const { return lmd + std::log(-std::expm1(-r)); }
 
-std::vector<double> shift_discounted_errors(const grid_pmf& g, bool use_p, const std::vector<double>& e, double h) {
+std::vector<double> shift_discounted_errors(const grid_pmf& g, bool use_p,
+                                            const std::vector<double>& e, double h) {
   // Shifts (grid_pmf::shift_p / shift_q) in this orientation's index: the
   // move between atoms k - 1 and k sits at k, its upper end (reflecting
   // maps the move between original atoms i - 1 and i to n - i - 1, n - i).
@@ -136,7 +141,9 @@ double loss_cut(const loss_law& law, double tau, bool upper, int bisections) {
     const mass2 m = upper ? law.mass(l, kInf) : law.mass(-kInf, l);
     return std::max(m.p, m.q);
   };
-  auto clamp_end = [&](double l) { return std::isfinite(edge) ? (upper ? std::min(l, edge) : std::max(l, edge)) : l; };
+  auto clamp_end = [&](double l) {
+    return std::isfinite(edge) ? (upper ? std::min(l, edge) : std::max(l, edge)) : l;
+  };
   double step = s;
   double out = clamp_end(in + (upper ? step : -step));
   while (tail(out) > tau && out != edge) {
@@ -147,8 +154,10 @@ double loss_cut(const loss_law& law, double tau, bool upper, int bisections) {
   }
   for (int i = 0; i < bisections; ++i) {
     const double mid = 0.5 * (in + out);
-    if (tail(mid) > tau) in = mid;
-    else out = mid;
+    if (tail(mid) > tau)
+      in = mid;
+    else
+      out = mid;
   }
   return out;
 }

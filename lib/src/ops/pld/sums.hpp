@@ -47,7 +47,8 @@ struct error_bound_acc {
 /// a_k = max(0, e_k - up_k - up_{k+1}) + 4 kU e_k + min(h, 1) up_k, up_k the
 /// shift whose upper end is atom k (pld_grid.hpp). Empty when the pmf has
 /// no shifts.
-std::vector<double> shift_discounted_errors(const grid_pmf& g, bool use_p, const std::vector<double>& e, double h);
+std::vector<double> shift_discounted_errors(const grid_pmf& g, bool use_p,
+                                            const std::vector<double>& e, double h);
 
 /// A loss beyond which the law's mass is at most tau on both measures (the
 /// law's own end when finite): doubling steps of law.scale() outward from 0,

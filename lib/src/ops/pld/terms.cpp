@@ -77,7 +77,8 @@ void composition_sums::add(const oriented_term& t, std::int64_t n, double h) {
     inf_lt += nn * std::log(t.all);
     nf_apps += n;
     inf_adds += 1;
-    if (t.all > 0 && t.inf > 0) inf_lg += nn * std::log1p(-std::min(1.0, t.inf / t.all)), inf_adds += 1;
+    if (t.all > 0 && t.inf > 0)
+      inf_lg += nn * std::log1p(-std::min(1.0, t.inf / t.all)), inf_adds += 1;
   }
   inf_err += nn * t.inf_err;  // (m_inf moves by at most n_i per unit of I_i)
   // Chernoff and the mass-error bounds (a term with errors but no finite
@@ -125,8 +126,10 @@ void composition_sums::window(double tail, double& y_lo, double& y_hi) const {
   for (std::size_t i = 0; i < tilts.size(); ++i) {
     if (!std::isfinite(K[i])) continue;
     const double y = (K[i] - lt) / tilts[i];
-    if (tilts[i] > 0) y_hi = std::min(y_hi, y);
-    else y_lo = std::max(y_lo, y);
+    if (tilts[i] > 0)
+      y_hi = std::min(y_hi, y);
+    else
+      y_lo = std::max(y_lo, y);
   }
 }
 
@@ -141,7 +144,8 @@ void composition_sums::meet_crossed(double& y_lo, double& y_hi) const {
   if (y_hi < y_lo) y_hi = y_lo = 0.5 * (std::max(y_hi, lmin) + std::min(y_lo, lmax));
 }
 
-void composition_sums::indices(double y_lo, double y_hi, double h, std::int64_t& klo, std::int64_t& khi) const {
+void composition_sums::indices(double y_lo, double y_hi, double h, std::int64_t& klo,
+                               std::int64_t& khi) const {
   klo = std::max(static_cast<std::int64_t>(std::floor((y_lo - off) / h)) - 1, base);
   khi = std::min(static_cast<std::int64_t>(std::ceil((y_hi - off) / h)) + 1, top);
   if (khi < klo) khi = klo;

@@ -32,8 +32,9 @@ struct oriented_term {
   double all = 0.0;      ///< min(1, fin + inf)
   double inf = 0.0;      ///< mass at loss +inf
   double inf_err = 0.0;  ///< its error bound (finite mass folded into it; 0: none)
-  double l2 = 0.0, s0 = 0.0, e0 = 0.0, a0 = 0.0;  ///< |x|_2, sum max(x, 0), sum e, sum a (e0 if no shifts)
-  bool full = true;      ///< nothing removed by the discretization (fin + inf = 1)
+  double l2 = 0.0, s0 = 0.0, e0 = 0.0,
+         a0 = 0.0;                 ///< |x|_2, sum max(x, 0), sum e, sum a (e0 if no shifts)
+  bool full = true;                ///< nothing removed by the discretization (fin + inf = 1)
   std::vector<double> km, ke, ka;  ///< tilted log-sums of x, e, a (tilt_sums)
 };
 
@@ -50,8 +51,8 @@ struct composition_sums {
   error_bound_acc acc0;                      ///< mass errors, flat
   std::vector<error_bound_acc> acc;          ///< and per tilt
   bool shifts = false;
-  double err_in = 0.0;  ///< sum n |x|_2 (input norm of the transforms)
-  double terms = 0.0;   ///< sum n
+  double err_in = 0.0;    ///< sum n |x|_2 (input norm of the transforms)
+  double terms = 0.0;     ///< sum n
   double distinct = 0.0;  ///< the number of terms (add() calls)
   // mass at +inf: prod T^n (1 - prod (1 - I/T)^n), T a term's total
   // (1 for a full measure), as inf_lt = sum n log T (terms not full) and
