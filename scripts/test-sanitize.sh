@@ -23,5 +23,6 @@ export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 export LSAN_OPTIONS="suppressions=$PWD/fuzz/lsan.supp:print_suppressions=0"  # (the CLI tests expect one line on stderr)
 export FDP_SWEEP_CASES="${FDP_SWEEP_CASES:-100}"  # compose_soundness_test (default 300)
 export FDP_SWEEP_QUICK=1                              # extreme_sweep_test: fewer compositions
+export FDP_SUBSAMPLED_CASES="${FDP_SUBSAMPLED_CASES:-20}"  # subsampled_sweep_test (default 60)
 cd build-asan
 ctest -j"$jobs" --output-on-failure --timeout 900
