@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "compose_common.hpp"
+#include "fdp/core/error.hpp"
 #include "fdp/ops/clt.hpp"
 #include "fdp/ops/convert.hpp"
 
@@ -180,14 +181,14 @@ int run_compose(const args& a) {
   }
   std::cout << "composition of " << specs.size() << " spec(s), method " << c.method() << "\n";
   for (std::size_t i = 0; i < ds.size(); ++i)
-    std::cout << "  epsilon at delta=" << fmt(ds[i]) << ":  [" << fmt_down(eps_at[i].lower) << ", "
-              << fmt_up(eps_at[i].upper) << "]\n";
+    std::cout << "  epsilon at delta=" << detail::format_value(ds[i]) << ":  ["
+              << fmt_down(eps_at[i].lower) << ", " << fmt_up(eps_at[i].upper) << "]\n";
   for (std::size_t i = 0; i < epss.size(); ++i)
-    std::cout << "  delta at epsilon=" << fmt(epss[i]) << ":  [" << fmt_down(delta_at[i].lower)
-              << ", " << fmt_up(delta_at[i].upper) << "]\n";
+    std::cout << "  delta at epsilon=" << detail::format_value(epss[i]) << ":  ["
+              << fmt_down(delta_at[i].lower) << ", " << fmt_up(delta_at[i].upper) << "]\n";
   for (std::size_t i = 0; i < alphas.size(); ++i)
-    std::cout << "  beta at alpha=" << fmt(alphas[i]) << ":  [" << fmt_down(beta_at[i].lower)
-              << ", " << fmt_up(beta_at[i].upper) << "]\n";
+    std::cout << "  beta at alpha=" << detail::format_value(alphas[i]) << ":  ["
+              << fmt_down(beta_at[i].lower) << ", " << fmt_up(beta_at[i].upper) << "]\n";
   if (mu) {
     std::cout << "  GDP summary (smallest mu with f >= G_mu):  [" << fmt_down(mu->lower) << ", "
               << fmt_up(mu->upper) << "]\n";
