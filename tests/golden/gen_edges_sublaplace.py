@@ -5,7 +5,7 @@ Made with mpmath only (nothing here reads or calls fdp). Run with Debian's
 interpreter:   /usr/bin/python3 tests/golden/gen_edges_sublaplace.py [OUT.csv]
 (default OUT: edges_sublaplace.csv beside this script). Takes ~5 minutes.
 
-Pairs (every input is the exact IEEE double; d = sensitivity = 1)
+Pairs (every input is the exact IEEE double; d = sensitivity = 1 except A4)
 ----------------------------------------------------------------
 A = subsampled-laplace:b=B,q=q (Poisson subsampling, add/remove):
       P_A = Lap(0,B),  Q_A = (1-q) Lap(0,B) + q Lap(d,B).
@@ -316,6 +316,26 @@ def main():
                 check_agree(v2, mp.mpf(float(x)), "delta at the eps(%s) root" % x, mp.mpf('1e-25'))
                 print(sA, sB, "eps", x, mp.nstr(e1, 20), "roots F/F' =", mp.nstr(parts1[0], 20), mp.nstr(parts1[1], 20))
                 rows.append(("A-" + sB, sA + " " + sB, "eps", x, mp.nstr(e1, 20), method2, 15))
+
+    # A4: q within 1e-5 of 1, sensitivity != 1 (the sweep's seed-6 miss: an
+    # atom snapped onto the grid was counted twice by the optimistic sweep,
+    # and the composed lower end of delta read 1)
+    A4 = SubLap(mp.mpf(0.066415441953601453), mp.mpf(0.99998949471281839),
+                mp.mpf(0.38699824345734563))
+    sA4 = ("subsampled-laplace:b=0.066415441953601453;q=0.99998949471281839;"
+           "sensitivity=0.38699824345734563")
+    sB4 = "gdp:mu=0.14037806363138303"
+    B4 = GDP(mp.mpf(0.14037806363138303))
+    for x in ["-3.84", "0", "1.49"]:
+        v, parts = delta_checked(A4, B4, mp.mpf(float(x)))
+        print(sA4, sB4, "delta", x, mp.nstr(v, 20))
+        rows.append(("A4-gdp", sA4 + " " + sB4, "delta", x, mp.nstr(v, 20), method2, 15))
+    for x in ["0.9", "0.5"]:
+        e1, parts1 = eps_of_delta(A4, B4, mp.mpf(float(x)), 2)
+        v2, _ = delta_checked(A4, B4, e1)
+        check_agree(v2, mp.mpf(float(x)), "delta at the eps(%s) root" % x, mp.mpf('1e-25'))
+        print(sA4, sB4, "eps", x, mp.nstr(e1, 20))
+        rows.append(("A4-gdp", sA4 + " " + sB4, "eps", x, mp.nstr(e1, 20), method2, 15))
 
     # A3: single term
     m1 = "closed-form profile of both orientations (exact)"
