@@ -2,7 +2,7 @@
 //
 // Independent references: closed-form trade-off functions (G_mu, the Laplace
 // curve, f_{eps,0}) and an exact convolution in long double.
-#include "fdp/ops/pld_grid.hpp"
+#include "ops/pld/pld_grid.hpp"
 
 #include <gtest/gtest.h>
 

@@ -40,5 +40,4 @@
 #include "fdp/ops/edgeworth.hpp"
 #include "fdp/ops/group.hpp"
 #include "fdp/ops/loss_law.hpp"
-#include "fdp/ops/pld_grid.hpp"
 #include "fdp/ops/spec.hpp"

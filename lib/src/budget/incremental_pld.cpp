@@ -12,7 +12,7 @@
 #include <thread>
 
 #include "fdp/core/error.hpp"
-#include "fdp/ops/pld_grid.hpp"
+#include "ops/pld/pld_grid.hpp"
 #include "ops/pld/spectrum.hpp"
 #include "ops/pld/numbers.hpp"
 #include "ops/pld/terms.hpp"

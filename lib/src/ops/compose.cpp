@@ -22,6 +22,7 @@
 #include "fdp/ops/convert.hpp"
 #include "fdp/ops/group.hpp"
 #include "closed_form_bounds.hpp"
+#include "composition_grids.hpp"
 #include "ops/pld/sums.hpp"
 
 namespace fdp {
@@ -1085,15 +1086,15 @@ composition compose_access::assemble(side_result& pess, side_result& opt,
                                      const std::vector<compose_term>& terms, bool asym, double h,
                                      int refinements) {
   composition c;
-  c.pess_ = std::move(pess.fwd);
-  c.opt_ = std::move(opt.fwd);
-  c.pess_t_ = std::move(pess.fwd_t);
-  c.opt_t_ = std::move(opt.fwd_t);
+  c.grids_for_build().pess = std::move(pess.fwd);
+  c.grids_for_build().opt = std::move(opt.fwd);
+  c.grids_for_build().pess_t = std::move(pess.fwd_t);
+  c.grids_for_build().opt_t = std::move(opt.fwd_t);
   if (asym) {
-    c.inv_pess_ = std::move(pess.inv);
-    c.inv_opt_ = std::move(opt.inv);
-    c.inv_pess_t_ = std::move(pess.inv_t);
-    c.inv_opt_t_ = std::move(opt.inv_t);
+    c.grids_for_build().inv_pess = std::move(pess.inv);
+    c.grids_for_build().inv_opt = std::move(opt.inv);
+    c.grids_for_build().inv_pess_t = std::move(pess.inv_t);
+    c.grids_for_build().inv_opt_t = std::move(opt.inv_t);
   }
   c.h_ = h;
   c.unbounded_ = unbounded_losses(terms);
@@ -1207,7 +1208,7 @@ bool compose_access::keep_pass(const compose_options& opt, double delta_hint, do
   if (opt.trace) {
     char line[160];
     std::snprintf(line, sizeof line, "ref %d h=%g N=%zu eps=[%.9g, %.9g]", ref, h,
-                  next.pess_->size(), e.lower, e.upper);
+                  next.grids().pess->size(), e.lower, e.upper);
     opt.trace(line);
   }
   // A finer grid can widen the bracket when the error bounds of the
@@ -1220,7 +1221,7 @@ bool compose_access::keep_pass(const compose_options& opt, double delta_hint, do
   if (ref > 0 && std::isfinite(st.last_width) && !(width < st.last_width)) return false;
   r = std::move(next);
   if (fs && fs->also) *fs->also_out = std::move(next_also);
-  st.last_size = r.pess_->size();
+  st.last_size = r.grids().pess->size();
   st.last_h = h;
   const bool ok =
       std::isfinite(e.upper) && (e.upper - e.lower) <= opt.tolerance * std::max(e.upper, 1e-3);
@@ -1259,7 +1260,7 @@ composition compose_access::run(const std::vector<compose_term>& terms, const co
     composition r;
     r.exact_ = try_exact(terms);
     if (r.exact_) {
-      r.lattice_ = exact_lattice(terms);
+      r.grids_for_build().lattice = exact_lattice(terms);
       r.exact_rel_ = closed_form_rounding(*r.exact_, terms);
       return r;
     }
@@ -1284,6 +1285,26 @@ composition compose(const std::vector<spec>& specs, const compose_options& opt) 
   return compose_terms(terms, opt);
 }
 
+const detail::composition_grids& composition::grids() const {
+  static const detail::composition_grids none;
+  return grids_ ? *grids_ : none;
+}
+
+// (copy on write: a composition under construction may share its grids
+// with a copy taken earlier)
+detail::composition_grids& composition::grids_for_build() {
+  if (!grids_) {
+    grids_ = std::make_shared<detail::composition_grids>();
+  } else if (grids_.use_count() > 1) {
+    grids_ = std::make_shared<detail::composition_grids>(*grids_);
+  }
+  return *grids_;
+}
+
+bool composition::symmetric() const { return !grids().inv_pess.has_value(); }
+
+std::size_t composition::grid_size() const { return grids().pess ? grids().pess->size() : 0; }
+
 // Each orientation's bound is the better of the plain and the tilted
 // composition of the same grids (both are certified); the composition's
 // delta is the larger of the two orientations'.
@@ -1292,8 +1313,8 @@ double composition::delta_up(double eps) const {
     const double d = c.delta_upper(eps);
     return t ? std::min(d, t->delta_upper(eps)) : d;
   };
-  double d = up(*pess_, pess_t_);
-  if (inv_pess_) d = std::max(d, up(*inv_pess_, inv_pess_t_));
+  double d = up(*grids().pess, grids().pess_t);
+  if (grids().inv_pess) d = std::max(d, up(*grids().inv_pess, grids().inv_pess_t));
   return d;
 }
 
@@ -1302,16 +1323,16 @@ double composition::delta_lo(double eps) const {
     const double d = c.delta_lower(eps);
     return t ? std::max(d, t->delta_lower(eps)) : d;
   };
-  double d = lo(*opt_, opt_t_);
-  if (inv_opt_) d = std::max(d, lo(*inv_opt_, inv_opt_t_));
+  double d = lo(*grids().opt, grids().opt_t);
+  if (grids().inv_opt) d = std::max(d, lo(*grids().inv_opt, grids().inv_opt_t));
   return d;
 }
 
 interval composition::delta(double eps) const {
   if (std::isnan(eps)) detail::throw_domain("composition::delta", "eps", eps, "must not be NaN");
   // (a single f_{eps,delta} is its own closed form; k-folds use the lattice)
-  if (lattice_ && !std::holds_alternative<eps_delta>(exact_->get())) {
-    return {lattice_->delta_lower(eps), lattice_->delta_upper(eps)};
+  if (grids().lattice && !std::holds_alternative<eps_delta>(exact_->get())) {
+    return {grids().lattice->delta_lower(eps), grids().lattice->delta_upper(eps)};
   }
   if (exact_) return exact_form().delta(eps);
   // Unbounded losses: the truth is positive at every eps; where the upper
@@ -1324,9 +1345,9 @@ interval composition::delta(double eps) const {
 interval composition::epsilon(double delta) const {
   detail::require_in(delta, 0.0, 1.0, "composition::epsilon", "delta");
   if (exact_) {
-    if (lattice_ && !std::holds_alternative<eps_delta>(exact_->get())) {
-      return {solve_eps([&](double e) { return lattice_->delta_lower(e); }, delta, false),
-              solve_eps([&](double e) { return lattice_->delta_upper(e); }, delta, true)};
+    if (grids().lattice && !std::holds_alternative<eps_delta>(exact_->get())) {
+      return {solve_eps([&](double e) { return grids().lattice->delta_lower(e); }, delta, false),
+              solve_eps([&](double e) { return grids().lattice->delta_upper(e); }, delta, true)};
     }
     return exact_form().epsilon(delta);
   }
@@ -1522,7 +1543,8 @@ struct composition::beta_envelopes {
 const composition::beta_envelopes& composition::envelopes() const {
   std::call_once(envelopes_->built, [&] {
     std::vector<double> eps, c;
-    for (const composed_pld* p : {&*pess_, inv_pess_ ? &*inv_pess_ : nullptr}) {
+    for (const composed_pld* p :
+         {&*grids().pess, grids().inv_pess ? &*grids().inv_pess : nullptr}) {
       if (!p) continue;
       for (std::size_t j = 0; j < p->size(); ++j) {
         const double e = p->lo() + static_cast<double>(j) * p->h();
@@ -1533,7 +1555,7 @@ const composition::beta_envelopes& composition::envelopes() const {
     // Where the two orientations' profiles cross (eps = 0 for a pair that is
     // symmetric in law) the best line sits between grid points: add a fine
     // sweep of eps around 0 (any eps gives a valid line).
-    if (inv_pess_) {
+    if (grids().inv_pess) {
       const double step = h_ / 16;
       for (int k = -32; k <= 32; ++k) {
         eps.push_back(k * step);
@@ -1566,8 +1588,8 @@ const composition::beta_envelopes& composition::envelopes() const {
       }
       envelopes_->upper.emplace_back(std::move(ue), std::move(uc));
     };
-    orientation(*opt_, opt_t_);
-    if (inv_opt_) orientation(*inv_opt_, inv_opt_t_);
+    orientation(*grids().opt, grids().opt_t);
+    if (grids().inv_opt) orientation(*grids().inv_opt, grids().inv_opt_t);
     if (envelopes_->upper.size() >= 2) {
       std::vector<double> as = {0.0, 1.0};
       for (const line_max& u : envelopes_->upper)
@@ -1682,13 +1704,14 @@ curve composition::forward_lower_curve(std::size_t stride) const {
     detail::throw_domain("forward_lower_curve", "stride", static_cast<long long>(stride),
                          "must be >= 1");
   if (exact_) return to_curve_exact(*exact_);
-  return forward_lower_of(*pess_, pess_t_, inv_pess_, inv_pess_t_, stride);
+  return forward_lower_of(*grids().pess, grids().pess_t, grids().inv_pess, grids().inv_pess_t,
+                          stride);
 }
 
 curve composition::forward_upper_curve() const {
   if (exact_) return to_curve_exact(*exact_);
   std::vector<double> e, c;
-  opt_->upper_lines(e, c);
+  grids().opt->upper_lines(e, c);
   // F(a) <= min(1 - a, max_k (c_k - e^{eps_k} a)) (beta_from_lower_delta):
   // every line must be kept, so none may have an infinite slope or intercept
   std::vector<double> s, cc;
@@ -1743,11 +1766,11 @@ interval composition::mu_of_grids() const {
     if (std::holds_alternative<gaussian>(exact_->get())) return exact_form().mu();
   }
   auto dup = [&](double e) {
-    if (lattice_) return lattice_->delta_upper(e);
+    if (grids().lattice) return grids().lattice->delta_upper(e);
     return exact_ ? profile_delta(*exact_, e) : delta_up(e);
   };
   auto dlo = [&](double e) {
-    if (lattice_) return lattice_->delta_lower(e);
+    if (grids().lattice) return grids().lattice->delta_lower(e);
     return exact_ ? profile_delta(*exact_, e) : delta_lo(e);
   };
   // Mass at +inf in the truth (certified by the lower side): no finite mu
@@ -1774,8 +1797,8 @@ interval composition::mu_of_grids() const {
     if (unbounded_) {
       tail_mu = kInf;
     } else {
-      double top = pess_->support_top();
-      if (inv_pess_) top = std::max(top, inv_pess_->support_top());
+      double top = grids().pess->support_top();
+      if (grids().inv_pess) top = std::max(top, grids().inv_pess->support_top());
       tail_mu = emax < top ? gdp_mu(top, std::max(dup(emax), 1e-300)) : 0.0;
     }
   }
@@ -1975,7 +1998,7 @@ curve composition::lower_curve(int points) const {
     }
     return envelope_of_lines_delta(c, s);
   }
-  for (const composed_pld* p : {&*pess_, inv_pess_ ? &*inv_pess_ : nullptr}) {
+  for (const composed_pld* p : {&*grids().pess, grids().inv_pess ? &*grids().inv_pess : nullptr}) {
     if (!p) continue;
     for (std::size_t j = 0; j < p->size(); ++j) {
       const double e = p->lo() + static_cast<double>(j) * p->h();

@@ -3,8 +3,8 @@
 //
 // Method. Every distinct law ("group") is discretized ONCE on a fixed grid
 // l_k = offset + k h with the engine's two certified discretizations
-// (pld_grid.hpp: pessimistic connect-the-dots and optimistic garbling, each
-// with per-atom error bounds), and its discrete Fourier transform of size N is
+// (lib/src/ops/pld/: pessimistic connect-the-dots and optimistic garbling,
+// each with per-atom error bounds), and its discrete Fourier transform of size N is
 // cached. The ledger keeps, for each of four channels (pessimistic /
 // optimistic x orientation T(P,Q) / T(Q,P)), the running product
 //   Z = prod_g S_g^{n_g}
@@ -16,8 +16,9 @@
 // support, the masses at +inf, Chernoff log-MGFs at fixed tilts, the tilted
 // sums of the discretization error bounds, and the FFT error budget.
 //
-// Certificate (the same terms as composed_pld in pld_grid.hpp, re-derived
-// here for a product built by repeated multiplication):
+// Certificate (the engine's own: the running sums below feed the same
+// composed_pld that compose() reads its bounds from; what is particular to
+// a product built by repeated multiplication is its FFT error budget):
 //  * window: the composed loss is read on [klo, khi] chosen by Chernoff
 //    bounds at tail 1e-16; mass outside it is bounded (and aliased mass
 //    inside it too) by the same bounds;
@@ -59,6 +60,8 @@
 #include "fdp/ops/loss_law.hpp"
 
 namespace fdp {
+
+class composed_pld;  // the certificate of one composed orientation (internal: ops/pld/)
 
 namespace detail {
 struct ipld_group;

@@ -3,8 +3,9 @@
 // compose(specs) returns a `composition`: either an exact closed form
 // (G_mu (x) G_nu = G_sqrt(mu^2+nu^2); k-fold f_{eps,delta} as an exact
 // binomial polygon, Kairouz-Oh-Viswanath) or the numeric PLD engine
-// (pld_grid.hpp) whose every answer is an interval [lower, upper] that
-// contains the true value. Closed forms give lower == upper.
+// (lib/src/ops/pld/; docs/architecture.md). Every answer is an interval
+// [lower, upper] that contains the true value; a closed form's is as wide
+// as its rounding (closed_form_bounds.hpp).
 //
 // Neighbour relation. Symmetric terms give a symmetric composition. For
 // asymmetric terms (Poisson subsampling under add/remove neighbours) every
@@ -25,7 +26,6 @@
 #include "fdp/core/interval.hpp"
 #include "fdp/core/tradeoff.hpp"
 #include "fdp/ops/loss_law.hpp"
-#include "fdp/ops/pld_grid.hpp"
 #include "fdp/ops/spec.hpp"
 
 namespace fdp {
@@ -107,8 +107,9 @@ struct compose_term {
 compose_term make_term(const spec& s);
 
 namespace detail {
-struct compose_access;  // the engine's access to a composition's grids (compose.cpp)
-struct closed_form;     // a closed form with its rounding (closed_form_bounds.hpp)
+struct compose_access;     // the engine's access to a composition's grids (compose.cpp)
+struct composition_grids;  // the composed grids behind a numeric result (internal)
+struct closed_form;        // a closed form with its rounding (closed_form_bounds.hpp)
 }  // namespace detail
 
 class composition {
@@ -121,7 +122,7 @@ class composition {
   /// a total delta, a polygon's vertices: see closed_form_bounds.hpp); 0
   /// when it is the user's own double. Group privacy brackets from it.
   double exact_rel() const { return exact_rel_; }
-  bool symmetric() const { return !inv_pess_.has_value(); }
+  bool symmetric() const;
 
   /// delta(eps) for any real eps, bracketed.
   interval delta(double eps) const;
@@ -156,7 +157,7 @@ class composition {
   curve forward_upper_curve() const;
 
   double grid_step() const { return h_; }
-  std::size_t grid_size() const { return pess_ ? pess_->size() : 0; }
+  std::size_t grid_size() const;
   int refinements() const { return refinements_; }
   /// How the memory ceiling (compose_options::max_memory) shaped the grid.
   enum class grid_limit {
@@ -180,11 +181,12 @@ class composition {
   std::optional<tradeoff> exact_;
   double exact_rel_ = 0.0;  // the closed form's parameter rounding (closed_form_bounds.hpp)
   detail::closed_form exact_form() const;
-  std::optional<composed_pld> lattice_;  // exact lattice law of an exact result, when it has one
-  std::optional<composed_pld> pess_, opt_, inv_pess_, inv_opt_;
-  // The same grids composed with an exponential tilt at delta_hint (small
-  // delta_hint only): bounds near that delta far below the FFT's error floor.
-  std::optional<composed_pld> pess_t_, opt_t_, inv_pess_t_, inv_opt_t_;
+  // The engine's composed grids (and an exact result's lattice law), shared
+  // by copies: immutable once compose returns. Kept opaque so that this
+  // header does not pull in the engine (ops/pld/pld_grid.hpp, internal).
+  std::shared_ptr<detail::composition_grids> grids_;
+  const detail::composition_grids& grids() const;
+  detail::composition_grids& grids_for_build();
   double h_ = 0.0;
   int refinements_ = 0;
   grid_limit grid_limit_ = grid_limit::none;

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "fdp/core/error.hpp"
-#include "fdp/ops/pld_grid.hpp"
+#include "ops/pld/pld_grid.hpp"
 #include "ops/pld/numbers.hpp"
 #include "ops/pld/spectrum.hpp"
 #include "ops/pld/terms.hpp"

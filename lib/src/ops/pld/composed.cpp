@@ -1,4 +1,4 @@
-#include "fdp/ops/pld_grid.hpp"
+#include "ops/pld/pld_grid.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -2,7 +2,7 @@
 // ("connect the dots", fdp/ops/pld_grid.hpp), behind discretize().
 #pragma once
 
-#include "fdp/ops/pld_grid.hpp"
+#include "ops/pld/pld_grid.hpp"
 
 namespace fdp::detail {
 

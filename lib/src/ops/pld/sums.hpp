@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "fdp/ops/loss_law.hpp"
-#include "fdp/ops/pld_grid.hpp"
+#include "ops/pld/pld_grid.hpp"
 
 namespace fdp::detail {
 

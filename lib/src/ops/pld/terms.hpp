@@ -15,7 +15,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "fdp/ops/pld_grid.hpp"
+#include "ops/pld/pld_grid.hpp"
 #include "ops/pld/sums.hpp"
 
 namespace fdp::detail {
