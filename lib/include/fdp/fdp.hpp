@@ -21,6 +21,7 @@
 #include "fdp/core/curve.hpp"
 #include "fdp/core/error.hpp"
 #include "fdp/core/families.hpp"
+#include "fdp/core/gdp_profile.hpp"
 #include "fdp/core/interval.hpp"
 #include "fdp/core/normal.hpp"
 #include "fdp/core/tradeoff.hpp"

@@ -6,7 +6,7 @@
 
 #include "fdp/core/error.hpp"
 #include "fdp/core/normal.hpp"
-#include "fdp/ops/convert.hpp"
+#include "fdp/core/gdp_profile.hpp"
 
 namespace fdp {
 

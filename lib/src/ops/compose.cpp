@@ -20,7 +20,6 @@
 
 #include "fdp/core/error.hpp"
 #include "fdp/ops/convert.hpp"
-#include "fdp/ops/group.hpp"
 #include "closed_form_bounds.hpp"
 #include "composition_grids.hpp"
 #include "ops/pld/sums.hpp"

@@ -23,16 +23,10 @@
 // tables list cond per row.
 #pragma once
 
+// (gdp_delta and gdp_log_delta, the GDP profile itself, live in core)
+#include "fdp/core/gdp_profile.hpp"
+
 namespace fdp {
-
-/// delta(eps) of mu-GDP, for any real eps. Returns 0 when the true value
-/// underflows double (below ~1e-308); use gdp_log_delta there.
-double gdp_delta(double mu, double eps);
-
-/// log delta(eps) of mu-GDP; finite far beyond double underflow of delta.
-/// -inf when delta is exactly 0 (mu = 0, eps >= 0; eps = +inf) or when
-/// log delta itself is below -DBL_MAX (eps/mu > ~1.3e154).
-double gdp_log_delta(double mu, double eps);
 
 /// The smallest eps >= 0 with delta_mu(eps) <= delta. mu >= 0, delta in [0, 1].
 /// Returns +inf for delta = 0 and mu > 0, and when the eps exceeds the double
