@@ -157,10 +157,23 @@ eval_counts evaluate_mechanism(const mech::mechanism& m, const std::vector<doubl
   return total;
 }
 
-audit_report audit_mechanism(const mech::mechanism& m, const std::vector<double>& in0,
-                             const std::vector<double>& in1, std::uint64_t samples,
-                             const tradeoff& claim, const audit_options& opt) {
-  const auto t0 = clock_type::now();
+namespace {
+
+/// The mechanism under audit, its two neighbouring inputs, and the shape of
+/// its outputs on them.
+struct audited_pair {
+  const mech::mechanism& m;
+  const std::vector<double>& in0;
+  const std::vector<double>& in1;
+  bool real;        ///< real outputs (else categorical)
+  std::size_t dim;  ///< output dimension (1 for categorical outputs)
+
+  const std::vector<double>& input(int side) const { return side == 0 ? in0 : in1; }
+};
+
+void check_mechanism_audit(const mech::mechanism& m, const std::vector<double>& in0,
+                           const std::vector<double>& in1, std::uint64_t samples,
+                           const audit_options& opt) {
   check_options(opt);
   if (in0.size() != in1.size()) {
     throw std::invalid_argument("audit: --input0 has " + std::to_string(in0.size()) +
@@ -171,25 +184,40 @@ audit_report audit_mechanism(const mech::mechanism& m, const std::vector<double>
   m.check_input(in1);
   detail::require(samples >= 1, "audit", "samples", static_cast<unsigned long long>(samples),
                   "must be >= 1");
+}
+
+audited_pair describe_pair(const mech::mechanism& m, const std::vector<double>& in0,
+                           const std::vector<double>& in1) {
   const auto shape = m.shape(in0.size());
   const bool real = shape.kind == mech::output_kind::real;
-  const std::size_t dim = real ? shape.dim : 1;
-  const unsigned T = thread_count(opt);
+  return {m, in0, in1, real, real ? shape.dim : 1};
+}
 
-  audit_report rep;
-  rep.samples[0] = rep.samples[1] = samples;
-  const std::size_t n = in0.size();
-  if (!real) rep.category_name = [&m, n](std::int64_t k) { return m.token(k, n); };
+/// The selection split of both sides.
+struct selection_samples {
+  sample_block side[2];
 
-  // 1. Selection split.
-  const std::uint64_t nsel = selection_count(samples, opt.selection_fraction);
-  const std::uint64_t neval = samples - nsel;
-  sample_block sb[2];
-  for (auto& s : sb) {
-    s.type = real ? output_type::real : output_type::categorical;
-    s.dim = dim;
-    if (real)
-      s.real.resize(nsel * dim);
+  /// The selection outputs are not needed once the tests are chosen.
+  void release() {
+    for (auto& s : side) {
+      s.real.clear();
+      s.real.shrink_to_fit();
+      s.cat.clear();
+      s.cat.shrink_to_fit();
+    }
+  }
+};
+
+/// Draws nsel selection outputs per side, block b of side s from stream
+/// shard_id(0, s, b) (phase 0: disjoint from the evaluation streams).
+selection_samples draw_selection(const audited_pair& pr, std::uint64_t nsel, unsigned T,
+                                 const audit_options& opt) {
+  selection_samples sel;
+  for (auto& s : sel.side) {
+    s.type = pr.real ? output_type::real : output_type::categorical;
+    s.dim = pr.dim;
+    if (pr.real)
+      s.real.resize(nsel * pr.dim);
     else
       s.cat.resize(nsel);
   }
@@ -199,38 +227,92 @@ audit_report audit_mechanism(const mech::mechanism& m, const std::vector<double>
     const std::uint64_t b = t / 2;
     const std::size_t cnt = static_cast<std::size_t>(std::min(kBlock, nsel - b * kBlock));
     mech::rng_stream rng(opt.seed, shard_id(0, side, b));
-    const auto& in = side == 0 ? in0 : in1;
-    if (real) {
-      m.sample(in, rng, cnt, sb[side].real.data() + b * kBlock * dim);
+    const auto& in = pr.input(side);
+    if (pr.real) {
+      pr.m.sample(in, rng, cnt, sel.side[side].real.data() + b * kBlock * pr.dim);
     } else {
-      m.sample(in, rng, cnt, sb[side].cat.data() + b * kBlock);
+      pr.m.sample(in, rng, cnt, sel.side[side].cat.data() + b * kBlock);
     }
   });
+  return sel;
+}
+
+/// Outputs per side in the selection and in the evaluation split.
+struct split_sizes {
+  std::uint64_t selection[2];
+  std::uint64_t evaluation[2];
+};
+
+/// Chooses the tests from the selection outputs. With no selection outputs
+/// on a side there is nothing to choose from, and with no evaluation outputs
+/// nothing to test on: then the plan has no tests.
+plan choose_tests(const sample_block& sel0, const sample_block& sel1, std::size_t dim,
+                  const split_sizes& n, const tradeoff& claim, const audit_options& opt,
+                  const std::function<std::string(std::int64_t)>& category_name) {
+  select_options so;
+  so.confidence = opt.confidence;
+  so.delta = opt.delta;
+  so.n_eval[0] = n.evaluation[0];
+  so.n_eval[1] = n.evaluation[1];
+  so.curve_tests = opt.curve_tests;
+  so.bit_features = opt.bit_features;
+  so.category_name = category_name;
+  if (n.selection[0] && n.selection[1] && n.evaluation[0] && n.evaluation[1])
+    return select_tests(sel0, sel1, claim, so);
+  plan p;
+  p.type = sel0.type;
+  p.dim = dim;
+  p.confidence = opt.confidence;
+  p.selection[0] = n.selection[0];
+  p.selection[1] = n.selection[1];
+  return p;
+}
+
+/// Sets rep.oracle (and its family) where the exact law of the pair is known.
+void add_oracle(const audited_pair& pr, std::uint64_t samples, const audit_options& opt,
+                audit_report& rep) {
+  // Inputs far outside the mechanism's neighbouring relation can make the
+  // exact law unrepresentable (e.g. a Laplace shift of 2e308 / b): then
+  // there is no oracle, and the audit itself stands.
+  try {
+    if (auto law = exact_event_law(pr.m, pr.in0, pr.in1)) {
+      rep.oracle = oracle(*law, static_cast<double>(samples), static_cast<double>(samples),
+                          opt.confidence, opt.delta);
+      rep.oracle_family = law->family;
+    }
+  } catch (const std::invalid_argument&) {
+    rep.oracle.reset();
+  } catch (const std::domain_error&) {
+    rep.oracle.reset();
+  }
+}
+
+}  // namespace
+
+audit_report audit_mechanism(const mech::mechanism& m, const std::vector<double>& in0,
+                             const std::vector<double>& in1, std::uint64_t samples,
+                             const tradeoff& claim, const audit_options& opt) {
+  const auto t0 = clock_type::now();
+  check_mechanism_audit(m, in0, in1, samples, opt);
+  const audited_pair pr = describe_pair(m, in0, in1);
+  const unsigned T = thread_count(opt);
+
+  audit_report rep;
+  rep.samples[0] = rep.samples[1] = samples;
+  const std::size_t n = in0.size();
+  if (!pr.real) rep.category_name = [&m, n](std::int64_t k) { return m.token(k, n); };
+
+  // 1. Selection split.
+  const std::uint64_t nsel = selection_count(samples, opt.selection_fraction);
+  const std::uint64_t neval = samples - nsel;
+  selection_samples sel = draw_selection(pr, nsel, T, opt);
   rep.seconds.select_sampling = since(t0);
 
   // 2. Choose the tests.
   const auto t1 = clock_type::now();
-  select_options so;
-  so.confidence = opt.confidence;
-  so.delta = opt.delta;
-  so.n_eval[0] = so.n_eval[1] = neval;
-  so.curve_tests = opt.curve_tests;
-  so.bit_features = opt.bit_features;
-  so.category_name = rep.category_name;
-  if (nsel >= 1 && neval >= 1) {
-    rep.tests = select_tests(sb[0], sb[1], claim, so);
-  } else {
-    rep.tests.type = sb[0].type;
-    rep.tests.dim = dim;
-    rep.tests.confidence = opt.confidence;
-    rep.tests.selection[0] = rep.tests.selection[1] = nsel;
-  }
-  for (auto& s : sb) {
-    s.real.clear();
-    s.real.shrink_to_fit();
-    s.cat.clear();
-    s.cat.shrink_to_fit();
-  }
+  rep.tests = choose_tests(sel.side[0], sel.side[1], pr.dim, {{nsel, nsel}, {neval, neval}}, claim,
+                           opt, rep.category_name);
+  sel.release();
   rep.seconds.selection = since(t1);
 
   // 3. Evaluation split.
@@ -246,20 +328,7 @@ audit_report audit_mechanism(const mech::mechanism& m, const std::vector<double>
   // 5. Oracle.
   if (opt.oracle) {
     const auto t4 = clock_type::now();
-    // Inputs far outside the mechanism's neighbouring relation can make the
-    // exact law unrepresentable (e.g. a Laplace shift of 2e308 / b): then
-    // there is no oracle, and the audit itself stands.
-    try {
-      if (auto law = exact_event_law(m, in0, in1)) {
-        rep.oracle = oracle(*law, static_cast<double>(samples), static_cast<double>(samples),
-                            opt.confidence, opt.delta);
-        rep.oracle_family = law->family;
-      }
-    } catch (const std::invalid_argument&) {
-      rep.oracle.reset();
-    } catch (const std::domain_error&) {
-      rep.oracle.reset();
-    }
+    add_oracle(pr, samples, opt, rep);
     rep.seconds.oracle = since(t4);
   }
   if (opt.progress) opt.progress(1.0);
