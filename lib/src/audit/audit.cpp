@@ -1,11 +1,13 @@
 #include "fdp/audit/audit.hpp"
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <cmath>
 #include <condition_variable>
 #include <exception>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <stdexcept>
@@ -157,10 +159,23 @@ eval_counts evaluate_mechanism(const mech::mechanism& m, const std::vector<doubl
   return total;
 }
 
-audit_report audit_mechanism(const mech::mechanism& m, const std::vector<double>& in0,
-                             const std::vector<double>& in1, std::uint64_t samples,
-                             const tradeoff& claim, const audit_options& opt) {
-  const auto t0 = clock_type::now();
+namespace {
+
+/// The mechanism under audit, its two neighbouring inputs, and the shape of
+/// its outputs on them.
+struct audited_pair {
+  const mech::mechanism& m;
+  const std::vector<double>& in0;
+  const std::vector<double>& in1;
+  bool real;        ///< real outputs (else categorical)
+  std::size_t dim;  ///< output dimension (1 for categorical outputs)
+
+  const std::vector<double>& input(int side) const { return side == 0 ? in0 : in1; }
+};
+
+void check_mechanism_audit(const mech::mechanism& m, const std::vector<double>& in0,
+                           const std::vector<double>& in1, std::uint64_t samples,
+                           const audit_options& opt) {
   check_options(opt);
   if (in0.size() != in1.size()) {
     throw std::invalid_argument("audit: --input0 has " + std::to_string(in0.size()) +
@@ -171,25 +186,40 @@ audit_report audit_mechanism(const mech::mechanism& m, const std::vector<double>
   m.check_input(in1);
   detail::require(samples >= 1, "audit", "samples", static_cast<unsigned long long>(samples),
                   "must be >= 1");
+}
+
+audited_pair describe_pair(const mech::mechanism& m, const std::vector<double>& in0,
+                           const std::vector<double>& in1) {
   const auto shape = m.shape(in0.size());
   const bool real = shape.kind == mech::output_kind::real;
-  const std::size_t dim = real ? shape.dim : 1;
-  const unsigned T = thread_count(opt);
+  return {m, in0, in1, real, real ? shape.dim : 1};
+}
 
-  audit_report rep;
-  rep.samples[0] = rep.samples[1] = samples;
-  const std::size_t n = in0.size();
-  if (!real) rep.category_name = [&m, n](std::int64_t k) { return m.token(k, n); };
+/// The selection split of both sides.
+struct selection_samples {
+  sample_block side[2];
 
-  // 1. Selection split.
-  const std::uint64_t nsel = selection_count(samples, opt.selection_fraction);
-  const std::uint64_t neval = samples - nsel;
-  sample_block sb[2];
-  for (auto& s : sb) {
-    s.type = real ? output_type::real : output_type::categorical;
-    s.dim = dim;
-    if (real)
-      s.real.resize(nsel * dim);
+  /// The selection outputs are not needed once the tests are chosen.
+  void release() {
+    for (auto& s : side) {
+      s.real.clear();
+      s.real.shrink_to_fit();
+      s.cat.clear();
+      s.cat.shrink_to_fit();
+    }
+  }
+};
+
+/// Draws nsel selection outputs per side, block b of side s from stream
+/// shard_id(0, s, b) (phase 0: disjoint from the evaluation streams).
+selection_samples draw_selection(const audited_pair& pr, std::uint64_t nsel, unsigned T,
+                                 const audit_options& opt) {
+  selection_samples sel;
+  for (auto& s : sel.side) {
+    s.type = pr.real ? output_type::real : output_type::categorical;
+    s.dim = pr.dim;
+    if (pr.real)
+      s.real.resize(nsel * pr.dim);
     else
       s.cat.resize(nsel);
   }
@@ -199,38 +229,92 @@ audit_report audit_mechanism(const mech::mechanism& m, const std::vector<double>
     const std::uint64_t b = t / 2;
     const std::size_t cnt = static_cast<std::size_t>(std::min(kBlock, nsel - b * kBlock));
     mech::rng_stream rng(opt.seed, shard_id(0, side, b));
-    const auto& in = side == 0 ? in0 : in1;
-    if (real) {
-      m.sample(in, rng, cnt, sb[side].real.data() + b * kBlock * dim);
+    const auto& in = pr.input(side);
+    if (pr.real) {
+      pr.m.sample(in, rng, cnt, sel.side[side].real.data() + b * kBlock * pr.dim);
     } else {
-      m.sample(in, rng, cnt, sb[side].cat.data() + b * kBlock);
+      pr.m.sample(in, rng, cnt, sel.side[side].cat.data() + b * kBlock);
     }
   });
+  return sel;
+}
+
+/// Outputs per side in the selection and in the evaluation split.
+struct split_sizes {
+  std::uint64_t selection[2];
+  std::uint64_t evaluation[2];
+};
+
+/// Chooses the tests from the selection outputs. With no selection outputs
+/// on a side there is nothing to choose from, and with no evaluation outputs
+/// nothing to test on: then the plan has no tests.
+plan choose_tests(const sample_block& sel0, const sample_block& sel1, std::size_t dim,
+                  const split_sizes& n, const tradeoff& claim, const audit_options& opt,
+                  const std::function<std::string(std::int64_t)>& category_name) {
+  select_options so;
+  so.confidence = opt.confidence;
+  so.delta = opt.delta;
+  so.n_eval[0] = n.evaluation[0];
+  so.n_eval[1] = n.evaluation[1];
+  so.curve_tests = opt.curve_tests;
+  so.bit_features = opt.bit_features;
+  so.category_name = category_name;
+  if (n.selection[0] && n.selection[1] && n.evaluation[0] && n.evaluation[1])
+    return select_tests(sel0, sel1, claim, so);
+  plan p;
+  p.type = sel0.type;
+  p.dim = dim;
+  p.confidence = opt.confidence;
+  p.selection[0] = n.selection[0];
+  p.selection[1] = n.selection[1];
+  return p;
+}
+
+/// Sets rep.oracle (and its family) where the exact law of the pair is known.
+void add_oracle(const audited_pair& pr, std::uint64_t samples, const audit_options& opt,
+                audit_report& rep) {
+  // Inputs far outside the mechanism's neighbouring relation can make the
+  // exact law unrepresentable (e.g. a Laplace shift of 2e308 / b): then
+  // there is no oracle, and the audit itself stands.
+  try {
+    if (auto law = exact_event_law(pr.m, pr.in0, pr.in1)) {
+      rep.oracle = oracle(*law, static_cast<double>(samples), static_cast<double>(samples),
+                          opt.confidence, opt.delta);
+      rep.oracle_family = law->family;
+    }
+  } catch (const std::invalid_argument&) {
+    rep.oracle.reset();
+  } catch (const std::domain_error&) {
+    rep.oracle.reset();
+  }
+}
+
+}  // namespace
+
+audit_report audit_mechanism(const mech::mechanism& m, const std::vector<double>& in0,
+                             const std::vector<double>& in1, std::uint64_t samples,
+                             const tradeoff& claim, const audit_options& opt) {
+  const auto t0 = clock_type::now();
+  check_mechanism_audit(m, in0, in1, samples, opt);
+  const audited_pair pr = describe_pair(m, in0, in1);
+  const unsigned T = thread_count(opt);
+
+  audit_report rep;
+  rep.samples[0] = rep.samples[1] = samples;
+  const std::size_t n = in0.size();
+  if (!pr.real) rep.category_name = [&m, n](std::int64_t k) { return m.token(k, n); };
+
+  // 1. Selection split.
+  const std::uint64_t nsel = selection_count(samples, opt.selection_fraction);
+  const std::uint64_t neval = samples - nsel;
+  selection_samples sel = draw_selection(pr, nsel, T, opt);
   rep.seconds.select_sampling = since(t0);
 
   // 2. Choose the tests.
   const auto t1 = clock_type::now();
-  select_options so;
-  so.confidence = opt.confidence;
-  so.delta = opt.delta;
-  so.n_eval[0] = so.n_eval[1] = neval;
-  so.curve_tests = opt.curve_tests;
-  so.bit_features = opt.bit_features;
-  so.category_name = rep.category_name;
-  if (nsel >= 1 && neval >= 1) {
-    rep.tests = select_tests(sb[0], sb[1], claim, so);
-  } else {
-    rep.tests.type = sb[0].type;
-    rep.tests.dim = dim;
-    rep.tests.confidence = opt.confidence;
-    rep.tests.selection[0] = rep.tests.selection[1] = nsel;
-  }
-  for (auto& s : sb) {
-    s.real.clear();
-    s.real.shrink_to_fit();
-    s.cat.clear();
-    s.cat.shrink_to_fit();
-  }
+  rep.tests = choose_tests(sel.side[0], sel.side[1], pr.dim, {{nsel, nsel}, {neval, neval}}, claim,
+                           opt, rep.category_name);
+  sel.release();
   rep.seconds.selection = since(t1);
 
   // 3. Evaluation split.
@@ -246,20 +330,7 @@ audit_report audit_mechanism(const mech::mechanism& m, const std::vector<double>
   // 5. Oracle.
   if (opt.oracle) {
     const auto t4 = clock_type::now();
-    // Inputs far outside the mechanism's neighbouring relation can make the
-    // exact law unrepresentable (e.g. a Laplace shift of 2e308 / b): then
-    // there is no oracle, and the audit itself stands.
-    try {
-      if (auto law = exact_event_law(m, in0, in1)) {
-        rep.oracle = oracle(*law, static_cast<double>(samples), static_cast<double>(samples),
-                            opt.confidence, opt.delta);
-        rep.oracle_family = law->family;
-      }
-    } catch (const std::invalid_argument&) {
-      rep.oracle.reset();
-    } catch (const std::domain_error&) {
-      rep.oracle.reset();
-    }
+    add_oracle(pr, samples, opt, rep);
     rep.seconds.oracle = since(t4);
   }
   if (opt.progress) opt.progress(1.0);
@@ -441,148 +512,206 @@ void eval_file(const std::string& path, std::uint64_t num, std::uint64_t expect_
   }
 }
 
+/// Runs job(0) and job(1) as run_pair does, for jobs that may throw: an
+/// exception must not leave its thread (std::terminate), so each side's is
+/// kept and the first (side 0 before side 1) rethrown when both are done.
+template <class Job, class Prog>
+void run_pair_rethrowing(Job job, unsigned T, const audit_options& opt, Prog prog) {
+  std::exception_ptr err[2];
+  auto guarded = [&](int s) {
+    try {
+      job(s);
+    } catch (...) {
+      err[s] = std::current_exception();
+    }
+  };
+  run_pair(guarded, T, opt, prog);
+  for (auto& e : err) {
+    if (e) std::rethrow_exception(e);
+  }
+}
+
+/// The two sample files of an audit and how they are read: the selection
+/// rule for their lines, the threads, and the bytes read so far (progress).
+struct sample_files {
+  sample_files(const std::string& f0, const std::string& f1, const audit_options& o)
+      : path0(f0),
+        path1(f1),
+        opt(o),
+        num(frac_num(o.selection_fraction)),
+        threads(thread_count(o)) {
+    line_reader a(f0), b(f1);  // open errors early, and sizes for progress
+    total_bytes = a.size() + b.size();
+    regular[0] = a.regular();
+    regular[1] = b.regular();
+  }
+
+  const std::string& path(int side) const { return side == 0 ? path0 : path1; }
+
+  /// Share of the reading done, when the files are read `passes` times in all.
+  double read_share(double passes) const {
+    return total_bytes
+               ? static_cast<double>(bytes.load()) / (passes * static_cast<double>(total_bytes))
+               : 0.0;
+  }
+
+  const std::string& path0;
+  const std::string& path1;
+  const audit_options& opt;
+  std::uint64_t num;  ///< line i is a selection line iff selected(i, num)
+  unsigned threads;
+  std::uint64_t total_bytes = 0;
+  bool regular[2] = {false, false};
+  std::atomic<std::uint64_t> bytes{0};
+};
+
+using scan_pair = std::array<file_scan, 2>;
+
+/// Pass 1 over both files (scan_file); the first half of the progress bar.
+scan_pair scan_both(sample_files& files) {
+  scan_pair sc;
+  run_pair_rethrowing([&](int s) { sc[s] = scan_file(files.path(s), files.num, files.bytes); },
+                      files.threads, files.opt, [&] { return 0.5 * files.read_share(1.0); });
+  return sc;
+}
+
+void check_same_kind(const sample_files& files, const scan_pair& sc) {
+  if (sc[0].kind != sc[1].kind || sc[0].dim != sc[1].dim) {
+    auto what = [](const file_scan& s) {
+      return std::string(kind_name(s.kind)) +
+             (s.kind == line_kind::vector ? " of length " + std::to_string(s.dim) : "");
+    };
+    throw std::invalid_argument("the sample files hold different kinds of output: " + files.path0 +
+                                " has " + what(sc[0]) + " per line, " + files.path1 + " has " +
+                                what(sc[1]));
+  }
+}
+
+/// Numeric files are read a second time for the evaluation counts (token
+/// files are counted in the first pass), which a pipe cannot give.
+void check_rereadable(const sample_files& files) {
+  for (int s = 0; s < 2; ++s) {
+    if (!files.regular[s]) {
+      throw std::invalid_argument(
+          files.path(s) +
+          ": not a regular file; numeric sample files are read twice (selection, then "
+          "evaluation), so write the samples to a file first (pipes work for token files)");
+    }
+  }
+}
+
+/// Each scan numbers its tokens in order of appearance; the tests need one
+/// numbering for both sides. Returns the token texts by global id.
+std::vector<std::string> unify_token_ids(scan_pair& sc) {
+  // Global ids: ranks of the union of token texts (deterministic).
+  std::map<std::string, std::int64_t> all;
+  for (auto& s : sc) {
+    for (const auto& nm : s.names) all.emplace(nm, 0);
+  }
+  std::vector<std::string> names;
+  std::int64_t id = 0;
+  for (auto& kv : all) {
+    kv.second = id++;
+    names.push_back(kv.first);
+  }
+  for (auto& s : sc) {
+    std::vector<std::int64_t> remap(s.names.size());
+    for (std::size_t i = 0; i < s.names.size(); ++i) remap[i] = all[s.names[i]];
+    for (auto& k : s.sel.cat) k = remap[static_cast<std::size_t>(k)];
+    std::vector<std::uint64_t> ev(names.size(), 0);
+    for (std::size_t i = 0; i < s.names.size(); ++i)
+      ev[static_cast<std::size_t>(remap[i])] += s.eval_tokens[i];
+    s.eval_tokens = std::move(ev);
+  }
+  return names;
+}
+
+std::function<std::string(std::int64_t)> token_namer(std::vector<std::string> names) {
+  return [names](std::int64_t k) {
+    return k >= 0 && static_cast<std::size_t>(k) < names.size() ? names[static_cast<std::size_t>(k)]
+                                                                : "#" + std::to_string(k);
+  };
+}
+
+split_sizes split_of(const scan_pair& sc) {
+  const std::uint64_t nsel[2] = {sc[0].sel.size(), sc[1].sel.size()};
+  return {{nsel[0], nsel[1]}, {sc[0].lines - nsel[0], sc[1].lines - nsel[1]}};
+}
+
+/// Token files: the evaluation tokens were counted by the scan, by global id.
+void add_token_counts(const scan_pair& sc, std::size_t ntokens, const plan& tests, eval_counts& c) {
+  for (int s = 0; s < 2; ++s) {
+    std::vector<std::int64_t> keys(ntokens);
+    for (std::size_t i = 0; i < keys.size(); ++i) keys[i] = static_cast<std::int64_t>(i);
+    accumulate(tests, s, keys.data(), sc[s].eval_tokens.data(), keys.size(), c);
+  }
+}
+
+/// Numeric files: pass 2 (eval_file) over both; the second half of the progress bar.
+void add_file_counts(sample_files& files, const scan_pair& sc, const plan& tests, eval_counts& c) {
+  eval_counts part[2];
+  part[0].init(tests);
+  part[1].init(tests);
+  run_pair_rethrowing(
+      [&](int s) {
+        eval_file(files.path(s), files.num, sc[s].lines, tests, s, part[s], files.bytes);
+      },
+      files.threads, files.opt,
+      [&] { return std::min(0.99, 0.5 + 0.5 * (files.read_share(1.0) - 1.0)); });
+  c.merge(part[0]);
+  c.merge(part[1]);
+}
+
+eval_counts count_evaluation(sample_files& files, const scan_pair& sc, std::size_t ntokens,
+                             const split_sizes& n, const plan& tests) {
+  eval_counts c;
+  c.init(tests);
+  if (sc[0].kind == line_kind::token) {
+    add_token_counts(sc, ntokens, tests, c);
+  } else if (tests.tests.empty()) {
+    c.n[0] = n.evaluation[0];
+    c.n[1] = n.evaluation[1];
+  } else {
+    add_file_counts(files, sc, tests, c);
+  }
+  return c;
+}
+
 }  // namespace
 
 audit_report audit_files(const std::string& f0, const std::string& f1, const tradeoff& claim,
                          const audit_options& opt) {
   const auto t0 = clock_type::now();
   check_options(opt);
-  const std::uint64_t num = frac_num(opt.selection_fraction);
-  const unsigned T = thread_count(opt);
+  sample_files files(f0, f1, opt);
   audit_report rep;
-  file_scan sc[2];
-  std::atomic<std::uint64_t> bytes{0};
-  std::uint64_t total_bytes = 0;
-  bool regular[2];
-  {
-    line_reader a(f0), b(f1);  // open errors early, and sizes for progress
-    total_bytes = a.size() + b.size();
-    regular[0] = a.regular();
-    regular[1] = b.regular();
-  }
-  auto progress_of = [&](double passes) {
-    return total_bytes
-               ? static_cast<double>(bytes.load()) / (passes * static_cast<double>(total_bytes))
-               : 0.0;
-  };
-  {
-    std::exception_ptr err[2];
-    auto job = [&](int s) {
-      try {
-        sc[s] = scan_file(s == 0 ? f0 : f1, num, bytes);
-      } catch (...) {
-        err[s] = std::current_exception();
-      }
-    };
-    run_pair(job, T, opt, [&] { return 0.5 * progress_of(1.0); });
-    for (auto& e : err) {
-      if (e) std::rethrow_exception(e);
-    }
-  }
-  if (opt.progress) opt.progress(std::min(0.5, progress_of(2.0)));
-  if (sc[0].kind != sc[1].kind || sc[0].dim != sc[1].dim) {
-    auto what = [](const file_scan& s) {
-      return std::string(kind_name(s.kind)) +
-             (s.kind == line_kind::vector ? " of length " + std::to_string(s.dim) : "");
-    };
-    throw std::invalid_argument("the sample files hold different kinds of output: " + f0 + " has " +
-                                what(sc[0]) + " per line, " + f1 + " has " + what(sc[1]));
-  }
+  scan_pair sc = scan_both(files);
+  if (opt.progress) opt.progress(std::min(0.5, files.read_share(2.0)));
+  check_same_kind(files, sc);
   rep.samples[0] = sc[0].lines;
   rep.samples[1] = sc[1].lines;
   const bool tokens = sc[0].kind == line_kind::token;
-  for (int s = 0; s < 2 && !tokens; ++s) {
-    if (!regular[s]) {
-      throw std::invalid_argument(
-          (s == 0 ? f0 : f1) +
-          ": not a regular file; numeric sample files are read twice (selection, then "
-          "evaluation), so write the samples to a file first (pipes work for token files)");
-    }
-  }
+  if (!tokens) check_rereadable(files);
   std::vector<std::string> names;
   if (tokens) {
-    // Global ids: ranks of the union of token texts (deterministic).
-    std::map<std::string, std::int64_t> all;
-    for (auto& s : sc) {
-      for (const auto& nm : s.names) all.emplace(nm, 0);
-    }
-    std::int64_t id = 0;
-    for (auto& kv : all) {
-      kv.second = id++;
-      names.push_back(kv.first);
-    }
-    for (auto& s : sc) {
-      std::vector<std::int64_t> remap(s.names.size());
-      for (std::size_t i = 0; i < s.names.size(); ++i) remap[i] = all[s.names[i]];
-      for (auto& k : s.sel.cat) k = remap[static_cast<std::size_t>(k)];
-      std::vector<std::uint64_t> ev(names.size(), 0);
-      for (std::size_t i = 0; i < s.names.size(); ++i)
-        ev[static_cast<std::size_t>(remap[i])] += s.eval_tokens[i];
-      s.eval_tokens = std::move(ev);
-    }
-    rep.category_name = [names](std::int64_t k) {
-      return k >= 0 && static_cast<std::size_t>(k) < names.size()
-                 ? names[static_cast<std::size_t>(k)]
-                 : "#" + std::to_string(k);
-    };
+    names = unify_token_ids(sc);
+    rep.category_name = token_namer(names);
   }
   rep.seconds.select_sampling = since(t0);
+
   const auto t1 = clock_type::now();
-  const std::uint64_t nsel[2] = {sc[0].sel.size(), sc[1].sel.size()};
-  const std::uint64_t neval[2] = {sc[0].lines - nsel[0], sc[1].lines - nsel[1]};
-  select_options so;
-  so.confidence = opt.confidence;
-  so.delta = opt.delta;
-  so.n_eval[0] = neval[0];
-  so.n_eval[1] = neval[1];
-  so.curve_tests = opt.curve_tests;
-  so.bit_features = opt.bit_features;
-  so.category_name = rep.category_name;
-  if (nsel[0] && nsel[1] && neval[0] && neval[1]) {
-    rep.tests = select_tests(sc[0].sel, sc[1].sel, claim, so);
-  } else {
-    rep.tests.type = sc[0].sel.type;
-    rep.tests.dim = sc[0].dim;
-    rep.tests.confidence = opt.confidence;
-    rep.tests.selection[0] = nsel[0];
-    rep.tests.selection[1] = nsel[1];
-  }
+  const split_sizes n = split_of(sc);
+  rep.tests = choose_tests(sc[0].sel, sc[1].sel, sc[0].dim, n, claim, opt, rep.category_name);
   for (auto& s : sc) {
     s.sel.real.clear();
     s.sel.real.shrink_to_fit();
   }
   rep.seconds.selection = since(t1);
+
   const auto t2 = clock_type::now();
-  rep.counts.init(rep.tests);
-  if (tokens) {
-    for (int s = 0; s < 2; ++s) {
-      std::vector<std::int64_t> keys(names.size());
-      for (std::size_t i = 0; i < keys.size(); ++i) keys[i] = static_cast<std::int64_t>(i);
-      accumulate(rep.tests, s, keys.data(), sc[s].eval_tokens.data(), keys.size(), rep.counts);
-    }
-  } else if (rep.tests.tests.empty()) {
-    rep.counts.n[0] = neval[0];
-    rep.counts.n[1] = neval[1];
-  } else {
-    eval_counts part[2];
-    part[0].init(rep.tests);
-    part[1].init(rep.tests);
-    std::exception_ptr err[2];
-    auto job = [&](int s) {
-      try {
-        eval_file(s == 0 ? f0 : f1, num, sc[s].lines, rep.tests, s, part[s], bytes);
-      } catch (...) {
-        err[s] = std::current_exception();
-      }
-    };
-    run_pair(job, T, opt, [&] { return std::min(0.99, 0.5 + 0.5 * (progress_of(1.0) - 1.0)); });
-    for (auto& e : err) {
-      if (e) std::rethrow_exception(e);
-    }
-    rep.counts.merge(part[0]);
-    rep.counts.merge(part[1]);
-  }
+  rep.counts = count_evaluation(files, sc, names.size(), n, rep.tests);
   rep.seconds.evaluation = since(t2);
+
   const auto t3 = clock_type::now();
   rep.result = evaluate(rep.tests, rep.counts, claim, opt.delta);
   rep.seconds.statistics = since(t3);

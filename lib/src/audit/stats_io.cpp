@@ -144,8 +144,14 @@ void write_plan_body(std::ostream& os, const plan& p) {
   }
 }
 
-plan read_plan_body(reader& r) {
-  plan p;
+/// A line "KEY N"; returns N.
+std::size_t read_count_line(reader& r, const std::string& key) {
+  std::istringstream ss(r.keyed(key));
+  return r.count(ss);
+}
+
+/// The plan's lines before its views: type, dim, confidence, selection.
+void read_plan_header(reader& r, plan& p) {
   {
     const std::string t = r.keyed("type");
     if (t == "real")
@@ -155,10 +161,7 @@ plan read_plan_body(reader& r) {
     else
       r.fail("unknown type '" + t + "'");
   }
-  {
-    std::istringstream ss(r.keyed("dim"));
-    p.dim = r.count(ss);
-  }
+  p.dim = read_count_line(r, "dim");
   {
     std::istringstream ss(r.keyed("confidence"));
     p.confidence = r.number(ss);
@@ -169,129 +172,160 @@ plan read_plan_body(reader& r) {
     p.selection[0] = r.count(ss);
     p.selection[1] = r.count(ss);
   }
-  std::size_t nv;
+}
+
+view::kind read_view_kind(reader& r, std::istringstream& ss) {
+  std::string k;
+  ss >> k;
+  if (k == "cuts") return view::kind::cuts;
+  if (k == "categories") return view::kind::categories;
+  if (k == "bits") return view::kind::bits;
+  if (k == "tree") return view::kind::tree;
+  if (k == "pattern") return view::kind::pattern;
+  r.fail("unknown view kind '" + k + "'");
+}
+
+/// How many cuts, keys and tree nodes follow a "view" line.
+struct view_sizes {
+  std::size_t cuts = 0, keys = 0, nodes = 0;
+};
+
+/// The "view KIND COORD NCUTS NKEYS NNODES LEAVES" line: sets v's kind,
+/// coordinate and leaves, returns the sizes of what follows.
+view_sizes read_view_line(reader& r, const plan& p, view& v) {
+  std::istringstream ss(r.keyed("view"));
+  v.type = read_view_kind(r, ss);
+  v.coord = r.count(ss);
+  if (v.coord >= p.dim && p.type == output_type::real) r.fail("coordinate out of range");
+  view_sizes n;
+  n.cuts = r.count(ss);
+  n.keys = r.count(ss);
+  n.nodes = r.count(ss);
+  v.leaves = r.count(ss);
+  return n;
+}
+
+void read_tree_nodes(reader& r, const plan& p, std::size_t nn, view& v) {
+  for (std::size_t j = 0; j < nn; ++j) {
+    std::istringstream ns(r.keyed("node"));
+    view::node nd;
+    nd.coord = static_cast<int>(r.integer(ns));
+    nd.cut = r.number(ns);
+    nd.left = static_cast<int>(r.integer(ns));
+    nd.right = static_cast<int>(r.integer(ns));
+    nd.leaf = static_cast<int>(r.integer(ns));
+    if (nd.coord >= static_cast<int>(p.dim)) r.fail("node coordinate out of range");
+    v.nodes.push_back(nd);
+  }
+}
+
+/// Children and leaves must index into the tree; checked once all nodes are
+/// read, since a child may come after its parent.
+void check_tree_links(reader& r, const view& v) {
+  const std::size_t nn = v.nodes.size();
+  for (const auto& nd : v.nodes) {
+    if (nd.coord >= 0 && (nd.left < 0 || nd.right < 0 || nd.left >= static_cast<int>(nn) ||
+                          nd.right >= static_cast<int>(nn))) {
+      r.fail("tree node child out of range");
+    }
+    if (nd.coord < 0 && (nd.leaf < 0 || nd.leaf >= static_cast<int>(v.leaves)))
+      r.fail("tree leaf out of range");
+  }
+  if (v.type == view::kind::tree && v.nodes.empty()) r.fail("empty tree");
+}
+
+/// "N x1 ... xN" on the rest of a line, in ascending order (else fails with `unsorted`).
+std::vector<double> read_sorted_numbers(reader& r, std::istringstream& ss,
+                                        const std::string& unsorted) {
+  const std::size_t n = r.count(ss);
+  std::vector<double> xs;
+  for (std::size_t q = 0; q < n; ++q) xs.push_back(r.number(ss));
+  if (!std::is_sorted(xs.begin(), xs.end())) r.fail(unsorted);
+  return xs;
+}
+
+std::size_t read_pattern_coord(reader& r, std::istringstream& ss, const plan& p) {
+  const std::size_t j = r.count(ss);
+  if (j >= p.dim) r.fail("pattern coordinate out of range");
+  return j;
+}
+
+/// The lines of a pattern view after its nodes: pattern, disc, atom, proj, keycuts.
+void read_pattern(reader& r, const plan& p, std::size_t nkeys, view& v) {
+  std::istringstream ps(r.keyed("pattern"));
+  const std::size_t nd = r.count(ps), na = r.count(ps), np = r.count(ps);
+  for (std::size_t k = 0; k < nd; ++k) {
+    std::istringstream ds(r.keyed("disc"));
+    v.disc.push_back(read_pattern_coord(r, ds, p));
+    v.disc_values.push_back(read_sorted_numbers(r, ds, "discrete values must be sorted"));
+  }
+  for (std::size_t k = 0; k < na; ++k) {
+    std::istringstream as(r.keyed("atom"));
+    v.atom_coord.push_back(read_pattern_coord(r, as, p));
+    v.atom_value.push_back(r.number(as));
+  }
   {
-    std::istringstream ss(r.keyed("views"));
-    nv = r.count(ss);
+    std::istringstream js(r.keyed("proj"));
+    for (std::size_t k = 0; k < np; ++k) v.proj.push_back(read_pattern_coord(r, js, p));
   }
-  for (std::size_t i = 0; i < nv; ++i) {
-    view v;
-    std::istringstream ss(r.keyed("view"));
-    std::string k;
-    ss >> k;
-    if (k == "cuts")
-      v.type = view::kind::cuts;
-    else if (k == "categories")
-      v.type = view::kind::categories;
-    else if (k == "bits")
-      v.type = view::kind::bits;
-    else if (k == "tree")
-      v.type = view::kind::tree;
-    else if (k == "pattern")
-      v.type = view::kind::pattern;
-    else
-      r.fail("unknown view kind '" + k + "'");
-    v.coord = r.count(ss);
-    if (v.coord >= p.dim && p.type == output_type::real) r.fail("coordinate out of range");
-    const std::size_t nc = r.count(ss), nk = r.count(ss), nn = r.count(ss);
-    v.leaves = r.count(ss);
-    v.label = r.keyed("label");
-    {
-      std::istringstream cs(r.keyed("cuts"));
-      for (std::size_t j = 0; j < nc; ++j) v.cuts.push_back(r.number(cs));
-    }
-    {
-      std::istringstream ks(r.keyed("keys"));
-      for (std::size_t j = 0; j < nk; ++j) v.keys.push_back(r.integer(ks));
-    }
-    for (std::size_t j = 0; j < nn; ++j) {
-      std::istringstream ns(r.keyed("node"));
-      view::node nd;
-      nd.coord = static_cast<int>(r.integer(ns));
-      nd.cut = r.number(ns);
-      nd.left = static_cast<int>(r.integer(ns));
-      nd.right = static_cast<int>(r.integer(ns));
-      nd.leaf = static_cast<int>(r.integer(ns));
-      if (nd.coord >= static_cast<int>(p.dim)) r.fail("node coordinate out of range");
-      v.nodes.push_back(nd);
-    }
-    for (const auto& nd : v.nodes) {
-      if (nd.coord >= 0 && (nd.left < 0 || nd.right < 0 || nd.left >= static_cast<int>(nn) ||
-                            nd.right >= static_cast<int>(nn))) {
-        r.fail("tree node child out of range");
-      }
-      if (nd.coord < 0 && (nd.leaf < 0 || nd.leaf >= static_cast<int>(v.leaves)))
-        r.fail("tree leaf out of range");
-    }
-    if (v.type == view::kind::tree && v.nodes.empty()) r.fail("empty tree");
-    if (v.type == view::kind::pattern) {
-      std::istringstream ps(r.keyed("pattern"));
-      const std::size_t nd = r.count(ps), na = r.count(ps), np = r.count(ps);
-      auto coord = [&](std::istringstream& ss) {
-        const std::size_t j = r.count(ss);
-        if (j >= p.dim) r.fail("pattern coordinate out of range");
-        return j;
-      };
-      for (std::size_t k = 0; k < nd; ++k) {
-        std::istringstream ds(r.keyed("disc"));
-        v.disc.push_back(coord(ds));
-        const std::size_t nvals = r.count(ds);
-        std::vector<double> vals;
-        for (std::size_t q = 0; q < nvals; ++q) vals.push_back(r.number(ds));
-        if (!std::is_sorted(vals.begin(), vals.end())) r.fail("discrete values must be sorted");
-        v.disc_values.push_back(vals);
-      }
-      for (std::size_t k = 0; k < na; ++k) {
-        std::istringstream as(r.keyed("atom"));
-        v.atom_coord.push_back(coord(as));
-        v.atom_value.push_back(r.number(as));
-      }
-      {
-        std::istringstream js(r.keyed("proj"));
-        for (std::size_t k = 0; k < np; ++k) v.proj.push_back(coord(js));
-      }
-      for (std::size_t k = 0; k < nk; ++k) {
-        std::istringstream cs(r.keyed("keycuts"));
-        const std::size_t ncut = r.count(cs);
-        std::vector<double> cu;
-        for (std::size_t q = 0; q < ncut; ++q) cu.push_back(r.number(cs));
-        if (!std::is_sorted(cu.begin(), cu.end())) r.fail("cut points must be sorted");
-        v.key_cuts.push_back(cu);
-      }
-    }
-    if (v.type == view::kind::cuts && !std::is_sorted(v.cuts.begin(), v.cuts.end()))
-      r.fail("cut points must be sorted");
-    v.prepare();
-    p.views.push_back(std::move(v));
+  for (std::size_t k = 0; k < nkeys; ++k) {
+    std::istringstream cs(r.keyed("keycuts"));
+    v.key_cuts.push_back(read_sorted_numbers(r, cs, "cut points must be sorted"));
   }
-  std::size_t nt;
+}
+
+view read_view(reader& r, const plan& p) {
+  view v;
+  const view_sizes n = read_view_line(r, p, v);
+  v.label = r.keyed("label");
   {
-    std::istringstream ss(r.keyed("tests"));
-    nt = r.count(ss);
+    std::istringstream cs(r.keyed("cuts"));
+    for (std::size_t j = 0; j < n.cuts; ++j) v.cuts.push_back(r.number(cs));
   }
-  for (std::size_t i = 0; i < nt; ++i) {
-    test t;
-    std::istringstream ss(r.keyed("test"));
-    t.view = r.count(ss);
-    if (t.view >= p.views.size()) r.fail("test view out of range");
-    t.ordering = static_cast<int>(r.integer(ss));
-    t.gamma = r.number(ss);
-    t.band = r.count(ss) != 0;
-    t.sel_alpha = r.number(ss);
-    t.sel_beta = r.number(ss);
-    if (!(t.gamma > 0 && t.gamma < 1) || (t.ordering != 0 && t.ordering != 1))
-      r.fail("bad test parameters");
-    t.role = r.keyed("role");
-    t.description = r.keyed("desc");
-    t.complement = r.keyed("comp");
-    const std::string in = r.keyed("in");
-    if (in.size() != p.views[t.view].cells()) r.fail("event mask has the wrong number of cells");
-    for (char c : in) {
-      if (c != '0' && c != '1') r.fail("event mask must be 0/1");
-      t.in.push_back(c == '1');
-    }
-    p.tests.push_back(std::move(t));
+  {
+    std::istringstream ks(r.keyed("keys"));
+    for (std::size_t j = 0; j < n.keys; ++j) v.keys.push_back(r.integer(ks));
   }
+  read_tree_nodes(r, p, n.nodes, v);
+  check_tree_links(r, v);
+  if (v.type == view::kind::pattern) read_pattern(r, p, n.keys, v);
+  if (v.type == view::kind::cuts && !std::is_sorted(v.cuts.begin(), v.cuts.end()))
+    r.fail("cut points must be sorted");
+  v.prepare();
+  return v;
+}
+
+test read_test(reader& r, const plan& p) {
+  test t;
+  std::istringstream ss(r.keyed("test"));
+  t.view = r.count(ss);
+  if (t.view >= p.views.size()) r.fail("test view out of range");
+  t.ordering = static_cast<int>(r.integer(ss));
+  t.gamma = r.number(ss);
+  t.band = r.count(ss) != 0;
+  t.sel_alpha = r.number(ss);
+  t.sel_beta = r.number(ss);
+  if (!(t.gamma > 0 && t.gamma < 1) || (t.ordering != 0 && t.ordering != 1))
+    r.fail("bad test parameters");
+  t.role = r.keyed("role");
+  t.description = r.keyed("desc");
+  t.complement = r.keyed("comp");
+  const std::string in = r.keyed("in");
+  if (in.size() != p.views[t.view].cells()) r.fail("event mask has the wrong number of cells");
+  for (char c : in) {
+    if (c != '0' && c != '1') r.fail("event mask must be 0/1");
+    t.in.push_back(c == '1');
+  }
+  return t;
+}
+
+plan read_plan_body(reader& r) {
+  plan p;
+  read_plan_header(r, p);
+  const std::size_t nv = read_count_line(r, "views");
+  for (std::size_t i = 0; i < nv; ++i) p.views.push_back(read_view(r, p));
+  const std::size_t nt = read_count_line(r, "tests");
+  for (std::size_t i = 0; i < nt; ++i) p.tests.push_back(read_test(r, p));
   if (p.total_error() > 1.0 - p.confidence + 1e-12)
     r.fail("the tests' error levels exceed 1 - confidence");
   return p;
