@@ -24,6 +24,7 @@
 #include <sstream>
 
 #include "../golden/golden_csv.hpp"
+#include "budget/ledger_io.hpp"
 #include "fdp/ops/convert.hpp"
 #include "fdp/ops/loss_law.hpp"
 
@@ -566,10 +567,17 @@ TEST(Accountant, OversizedInputIsRefused) {
   std::remove(p.c_str());
 }
 
+// The crash point of the child below (the hook takes no context).
+detail::write_point g_crash_at = detail::write_point::mid_write;
+void crash_here(detail::write_point p) {
+  if (p == g_crash_at) ::raise(SIGKILL);
+}
+
 // Saves `next` over the file holding `prev` in a child that SIGKILLs itself at
-// the given point; the file must then hold exactly `prev`.
-void crash_during_save(const char* where) {
-  const std::string p = tmp_path(std::string("crash_") + where + ".json");
+// the given point (through the library's in-process test seam); the file
+// must then hold exactly `prev`.
+void crash_during_save(detail::write_point where, const char* name) {
+  const std::string p = tmp_path(std::string("crash_") + name + ".json");
   accountant prev(4.0, 1e-5);
   prev.add("laplace:b=10");
   prev.save(p);
@@ -580,7 +588,8 @@ void crash_during_save(const char* where) {
   const pid_t pid = ::fork();
   ASSERT_GE(pid, 0);
   if (pid == 0) {
-    ::setenv("FDP_LEDGER_TEST_CRASH", where, 1);
+    g_crash_at = where;
+    detail::set_atomic_write_hook(crash_here);
     try {
       next.save(p);
     } catch (...) {
@@ -589,9 +598,9 @@ void crash_during_save(const char* where) {
   }
   int status = 0;
   ::waitpid(pid, &status, 0);
-  ASSERT_TRUE(WIFSIGNALED(status)) << where;
+  ASSERT_TRUE(WIFSIGNALED(status)) << name;
   EXPECT_EQ(WTERMSIG(status), SIGKILL);
-  EXPECT_EQ(slurp(p), before) << where;
+  EXPECT_EQ(slurp(p), before) << name;
   const accountant back = accountant::load(p);
   EXPECT_EQ(back.entries().size(), 1u);
   // the interrupted temporary file is left beside it and does not matter; a
@@ -603,8 +612,8 @@ void crash_during_save(const char* where) {
 }
 
 TEST(Accountant, CrashDuringSaveLeavesTheOldFile) {
-  crash_during_save("mid-write");
-  crash_during_save("before-rename");
+  crash_during_save(detail::write_point::mid_write, "mid-write");
+  crash_during_save(detail::write_point::before_rename, "before-rename");
 }
 
 TEST(Accountant, BadConstruction) {

@@ -1,5 +1,8 @@
 // fdp calibrate: the value of a spec parameter that meets a target epsilon.
+#include <cstdio>
+#include <cstdlib>
 #include <iostream>
+#include <string>
 
 #include "cli.hpp"
 #include "fdp/budget/calibrate.hpp"
@@ -17,6 +20,9 @@ int run_calibrate(const args& a) {
   const double delta = a.number("delta", 0, 1, true, true);
   calibration_options o;
   o.final_tolerance = a.number_or("tolerance", o.final_tolerance, 0, 0.1, true, true);
+  if (const char* t = std::getenv("FDP_TRACE_CALIBRATE"); t && *t && std::string(t) != "0") {
+    o.trace = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
+  }
   const std::vector<std::string> others(a.positional().begin() + 1, a.positional().end());
   const calibration_result r = calibrate(a.positional()[0], param, eps, delta, others, o);
   if (a.flag("json")) {

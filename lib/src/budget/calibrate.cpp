@@ -119,9 +119,11 @@ class calibrator {
       e.eps = {0.0, kInf};
     }
     cache_[x] = e;
-    if (std::getenv("FDP_TRACE_CALIBRATE")) {
-      std::fprintf(stderr, "calibrate: %s=%.17g tol=%g eps=[%.17g, %.17g]\n", param_.c_str(), x,
-                   tol, e.eps.lower, e.eps.upper);
+    if (opt_.trace) {
+      char line[200];
+      std::snprintf(line, sizeof line, "calibrate: %s=%.17g tol=%g eps=[%.17g, %.17g]",
+                    param_.c_str(), x, tol, e.eps.lower, e.eps.upper);
+      opt_.trace(line);
     }
     return e;
   }

@@ -10,7 +10,7 @@
 #include "fdp/ops/convert.hpp"
 #include "fdp/ops/loss_law.hpp"
 #include "fdp/ops/spec.hpp"
-#include "ledger_io.hpp"
+#include "budget/ledger_io.hpp"
 
 namespace fdp {
 

@@ -1,10 +1,10 @@
-#include "ledger_io.hpp"
+#include "budget/ledger_io.hpp"
 
 #include <fcntl.h>
-#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -339,6 +339,12 @@ void write_all(int fd, const char* p, std::size_t n, const std::string& what) {
 }
 }  // namespace
 
+namespace {
+std::atomic<write_hook> g_write_hook{nullptr};
+}  // namespace
+
+void set_atomic_write_hook(write_hook hook) { g_write_hook.store(hook); }
+
 void atomic_write(const std::string& path, const std::string& content) {
   const auto slash = path.find_last_of('/');
   const std::string dir =
@@ -350,14 +356,16 @@ void atomic_write(const std::string& path, const std::string& content) {
     throw std::invalid_argument("ledger file '" + path + "': cannot create a temporary file in '" +
                                 dir + "' (" + std::strerror(errno) + ")");
   }
-  const char* crash = std::getenv("FDP_LEDGER_TEST_CRASH");
+  const write_hook hook = g_write_hook.load();
   try {
-    if (crash && std::string(crash) == "mid-write") {
-      write_all(fd, content.data(), content.size() / 2, "ledger file '" + tmp + "'");
+    std::size_t done = 0;
+    if (hook) {
+      done = content.size() / 2;
+      write_all(fd, content.data(), done, "ledger file '" + tmp + "'");
       ::fsync(fd);
-      ::raise(SIGKILL);
+      hook(write_point::mid_write);
     }
-    write_all(fd, content.data(), content.size(), "ledger file '" + tmp + "'");
+    write_all(fd, content.data() + done, content.size() - done, "ledger file '" + tmp + "'");
     if (::fsync(fd) != 0)
       throw std::runtime_error("ledger file '" + tmp + "': fsync failed (" + std::strerror(errno) +
                                ")");
@@ -371,7 +379,7 @@ void atomic_write(const std::string& path, const std::string& content) {
     throw std::runtime_error("ledger file '" + tmp + "': close failed (" + std::strerror(errno) +
                              ")");
   }
-  if (crash && std::string(crash) == "before-rename") ::raise(SIGKILL);
+  if (hook) hook(write_point::before_rename);
   if (::rename(tmp.c_str(), path.c_str()) != 0) {
     const int e = errno;
     ::unlink(tmp.c_str());

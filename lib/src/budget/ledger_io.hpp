@@ -38,10 +38,17 @@ std::string sha256_hex(const std::string& bytes);
 
 /// Writes `content` to `path` atomically: a temporary file in the same
 /// directory, fsync, rename over `path`, fsync of the directory. A crash at
-/// any point leaves either the old file or the new one. The environment
-/// variable FDP_LEDGER_TEST_CRASH=mid-write|before-rename makes the process
-/// kill itself (SIGKILL) at that point: a test hook for the crash tests.
+/// any point leaves either the old file or the new one.
 void atomic_write(const std::string& path, const std::string& content);
+
+/// A test seam for the crash tests: the two moments of atomic_write where a
+/// crash matters (half the content written and synced; the temporary file
+/// complete, not yet renamed). A hook set here is called at each; the tests
+/// kill the process from it. Only code linked into the process can set it
+/// (no environment variable reaches it). nullptr: none (the default).
+enum class write_point { mid_write, before_rename };
+using write_hook = void (*)(write_point);
+void set_atomic_write_hook(write_hook hook);
 
 /// Reads a whole ledger file of at most kMaxLedgerBytes; throws
 /// std::invalid_argument naming the file.

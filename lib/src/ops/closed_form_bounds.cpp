@@ -1,4 +1,4 @@
-#include "closed_form_bounds.hpp"
+#include "ops/closed_form_bounds.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -20,8 +20,8 @@
 
 #include "fdp/core/error.hpp"
 #include "fdp/ops/convert.hpp"
-#include "closed_form_bounds.hpp"
-#include "composition_grids.hpp"
+#include "ops/closed_form_bounds.hpp"
+#include "ops/composition_grids.hpp"
 #include "ops/pld/sums.hpp"
 
 namespace fdp {

@@ -6,12 +6,12 @@
 #include <stdexcept>
 #include <variant>
 
-#include "directed.hpp"
+#include "ops/directed.hpp"
 #include "fdp/core/error.hpp"
 #include "fdp/core/normal.hpp"
 #include "fdp/ops/convert.hpp"
 #include "fdp/ops/spec.hpp"
-#include "group_bounds.hpp"
+#include "ops/group_bounds.hpp"
 
 namespace fdp {
 namespace {

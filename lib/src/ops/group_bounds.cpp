@@ -1,4 +1,4 @@
-#include "group_bounds.hpp"
+#include "ops/group_bounds.hpp"
 
 #include <algorithm>
 #include <boost/multiprecision/cpp_int.hpp>
@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "directed.hpp"
+#include "ops/directed.hpp"
 #include "fdp/core/error.hpp"
 #include "fdp/core/normal.hpp"
 

@@ -35,6 +35,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -53,6 +54,10 @@ struct calibration_options {
   /// Certified gap the calibration tries to reach (0.1%).
   double gap_target = 1e-3;
   int max_evaluations = 80;
+  /// When set, receives one line per evaluated point (parameter value,
+  /// tolerance, epsilon bracket): a diagnostic of the search, never part of
+  /// an answer. (fdp sets it under FDP_TRACE_CALIBRATE=1.)
+  std::function<void(const std::string&)> trace;
 };
 
 struct calibration_result {
