@@ -169,171 +169,220 @@ class calibrator {
     }
   }
 
+  // A bracket of the root: f feasible (U(f) <= target), g infeasible.
+  struct root_bracket {
+    double f = 0.0, g = 0.0;
+  };
+  // Where phase 0 puts the root (y = log x) and the slope dG/dy it measured.
+  struct root_estimate {
+    double y = 0.0, slope = 0.0;
+  };
+
   void solve_continuous(calibration_result& r) {
-    const double ts = opt_.search_tolerance;
     check_limit();
     double x = std::clamp(start_value(), lower_limit_, upper_limit_);
     if (!std::isfinite(x) || x <= 0) x = 1.0;
-    // Bracket: feasible end f, infeasible end g.
-    double f = 0.0, g = 0.0;
-    // For Gaussian families the start (GDP / the CLT) is usually within a few
-    // percent: probe close to it first and widen the step geometrically (1.04,
-    // 1.08, 1.17, 1.37, 1.87, 2, 2, ...), so that a good start costs two
-    // compositions; elsewhere the start is rough and the step is 2.
-    double step = param_def_->first_step;
-    auto widen = [&] { step = std::min(2.0, step * step); };
-    if (feasible(x, ts)) {
-      f = x;
-      // move towards the infeasible side
-      for (;; widen()) {
-        const double nx = smallest_ ? f / step : std::min(upper_limit_, f * step);
-        if (!smallest_ && f >= upper_limit_) {
-          r.value = r.lo = r.hi = f;
-          r.at_limit = true;
-          return;
-        }
-        if (smallest_ && nx < lower_limit_) {
-          throw std::invalid_argument("calibrate: every " + param_ + " down to " +
-                                      fmt17(lower_limit_) + " meets the target");
-        }
-        if (feasible(nx, ts))
-          f = nx;
-        else {
-          g = nx;
-          break;
-        }
-      }
-    } else {
-      g = x;
-      for (;; widen()) {
-        const double nx = smallest_ ? g * step : g / step;
-        if (nx > upper_limit_ || nx < lower_limit_) {
-          const interval e = eval(g, ts).eps;
-          throw std::invalid_argument(
-              "calibrate: no value of " + param_ + " meets epsilon <= " + fmt17(target_) +
-              " at delta = " + fmt17(delta_) + " (at " + param_ + " = " + fmt17(g) +
-              " the certified epsilon is still " + fmt17(e.upper) + ")");
-        }
-        if (feasible(nx, ts)) {
-          f = nx;
-          break;
-        }
-        g = nx;
-      }
+    root_bracket b;
+    if (!bracket_from(x, r, b)) return;
+    final_phase(illinois_phase(b, r), r);
+  }
+
+  // For Gaussian families the start (GDP / the CLT) is usually within a few
+  // percent: probe close to it first and widen the step geometrically (1.04,
+  // 1.08, 1.17, 1.37, 1.87, 2, 2, ...), so that a good start costs two
+  // compositions; elsewhere the start is rough and the step is 2.
+  static double widened(double step) { return std::min(2.0, step * step); }
+
+  // Steps from x until a feasible and an infeasible point bracket the root.
+  // false: the answer is already in r (the parameter's upper limit meets
+  // the target).
+  bool bracket_from(double x, calibration_result& r, root_bracket& b) {
+    if (feasible(x, opt_.search_tolerance)) {
+      b.f = x;
+      return walk_to_infeasible(r, b);
     }
-    // Root finding on G(y) = log U(e^y) - log target (y = log x). Phase 0,
-    // search tolerance: regula falsi (Illinois) until |G| <= ts/2, which is as
-    // close as compositions of that tolerance can tell; it also measures the
-    // slope k = dG/dy. Phase 1, final tolerance: one Newton step with
-    // overshoot from the estimate gives a fresh sign change, then toms748
-    // down to x_tolerance. Returned values are always evaluated feasible points.
-    auto make_G = [&](double tol) {
-      return [this, tol](double y) {
-        const double u = eval(std::exp(y), tol).eps.upper;
-        if (!(u > 0)) return -700.0;
-        if (!std::isfinite(u)) return 700.0;
-        return std::log(u) - std::log(target_);
-      };
+    b.g = x;
+    walk_to_feasible(b);
+    return true;
+  }
+
+  bool walk_to_infeasible(calibration_result& r, root_bracket& b) {
+    for (double step = param_def_->first_step;; step = widened(step)) {
+      const double nx = smallest_ ? b.f / step : std::min(upper_limit_, b.f * step);
+      if (!smallest_ && b.f >= upper_limit_) {
+        r.value = r.lo = r.hi = b.f;
+        r.at_limit = true;
+        return false;
+      }
+      if (smallest_ && nx < lower_limit_) {
+        throw std::invalid_argument("calibrate: every " + param_ + " down to " +
+                                    fmt17(lower_limit_) + " meets the target");
+      }
+      if (!feasible(nx, opt_.search_tolerance)) {
+        b.g = nx;
+        return true;
+      }
+      b.f = nx;
+    }
+  }
+
+  void walk_to_feasible(root_bracket& b) {
+    const double ts = opt_.search_tolerance;
+    for (double step = param_def_->first_step;; step = widened(step)) {
+      const double nx = smallest_ ? b.g * step : b.g / step;
+      if (nx > upper_limit_ || nx < lower_limit_) {
+        const interval e = eval(b.g, ts).eps;
+        throw std::invalid_argument(
+            "calibrate: no value of " + param_ + " meets epsilon <= " + fmt17(target_) +
+            " at delta = " + fmt17(delta_) + " (at " + param_ + " = " + fmt17(b.g) +
+            " the certified epsilon is still " + fmt17(e.upper) + ")");
+      }
+      if (feasible(nx, ts)) {
+        b.f = nx;
+        return;
+      }
+      b.g = nx;
+    }
+  }
+
+  // Root finding on G(y) = log U(e^y) - log target (y = log x), with the
+  // compositions at tolerance tol. Returned values are always evaluated
+  // feasible points.
+  auto log_ratio(double tol) {
+    return [this, tol](double y) {
+      const double u = eval(std::exp(y), tol).eps.upper;
+      if (!(u > 0)) return -700.0;
+      if (!std::isfinite(u)) return 700.0;
+      return std::log(u) - std::log(target_);
     };
-    double lf = std::log(f), lg = std::log(g);
-    double y_est = lf, k = 0.0;
-    {
-      auto G = make_G(ts);
-      double gf = G(lf), gg = G(lg), wf = gf, wg = gg;  // w*: Illinois-weighted values
-      int side = 0;
-      for (int it = 0; it < 6; ++it) {
-        if (!(wg - wf > 0)) break;
-        const double y = lf + (lg - lf) * (-wf) / (wg - wf);
-        if (!(y > std::min(lf, lg) && y < std::max(lf, lg))) break;
-        const double gy = G(y);
-        ++r.iterations;
-        if (gy <= 0) {
-          lf = y;
-          gf = wf = gy;
-          if (side == -1) wg *= 0.5;
-          side = -1;
-        } else {
-          lg = y;
-          gg = wg = gy;
-          if (side == 1) wf *= 0.5;
-          side = 1;
-        }
-        if (std::fabs(gy) <= 0.5 * ts) break;
-      }
-      k = (gg - gf) / (lg - lf);
-      y_est = (gg - gf > 0) ? lf + (lg - lf) * (-gf) / (gg - gf) : lf;
-      if (!std::isfinite(k) || k == 0.0) k = smallest_ ? -1.0 : 1.0;
-    }
-    {
-      const double tol = opt_.final_tolerance;
-      auto G = make_G(tol);
-      double y1 = std::min(y_est, std::log(upper_limit_)), g1 = G(y1), y2 = y1, g2 = g1;
-      for (int it = 0; it < 12; ++it) {
-        double step = -g1 / k;
-        step = 1.5 * step + (step >= 0 ? 2e-4 : -2e-4);
-        if (g1 == 0)
-          step = smallest_ ? -2e-4 : 2e-4;  // exactly at the target: probe the other side
-        y2 = std::min(y1 + step, std::log(upper_limit_));
-        g2 = G(y2);
-        if ((g1 <= 0) != (g2 <= 0)) break;
-        if (y2 == y1) break;
-        y1 = y2;
-        g1 = g2;
-      }
-      if ((g1 <= 0) == (g2 <= 0)) {
-        // no sign change found (noise or a range limit): keep the best feasible point
-        f = best_feasible(tol);
-        g = f;
-        if (!smallest_ && f >= upper_limit_) r.at_limit = true;
+  }
+
+  // Phase 0, search tolerance: regula falsi (Illinois) until |G| <= ts/2,
+  // which is as close as compositions of that tolerance can tell; it also
+  // measures the slope k = dG/dy.
+  root_estimate illinois_phase(const root_bracket& b, calibration_result& r) {
+    const double ts = opt_.search_tolerance;
+    auto G = log_ratio(ts);
+    double lf = std::log(b.f), lg = std::log(b.g);
+    double gf = G(lf), gg = G(lg), wf = gf, wg = gg;  // w*: Illinois-weighted values
+    int side = 0;
+    for (int it = 0; it < 6; ++it) {
+      if (!(wg - wf > 0)) break;
+      const double y = lf + (lg - lf) * (-wf) / (wg - wf);
+      if (!(y > std::min(lf, lg) && y < std::max(lf, lg))) break;
+      const double gy = G(y);
+      ++r.iterations;
+      if (gy <= 0) {
+        lf = y;
+        gf = wf = gy;
+        if (side == -1) wg *= 0.5;
+        side = -1;
       } else {
-        f = std::exp(g1 <= 0 ? y1 : y2);
-        g = std::exp(g1 <= 0 ? y2 : y1);
-        // Done already when the infeasible end is CERTIFIED infeasible (its
-        // lower bound exceeds the target) and within 0.9 gap_target of f: f
-        // is then provably that close to the best value (numeric brackets
-        // only; exact closed forms go on to x_tolerance).
-        const interval ef = eval(f, tol).eps;
-        if (ef.lower < ef.upper && eval(g, tol).eps.lower > target_ &&
-            std::fabs(f / g - 1.0) <= 0.9 * opt_.gap_target) {
-          r.value = f;
-          r.lo = std::min(f, g);
-          r.hi = std::max(f, g);
-          return;
-        }
-        const double a = std::min(y1, y2), b = std::max(y1, y2);
-        const double fa = G(a), fb = G(b);
-        std::uintmax_t iters = 30;
-        if (b - a > opt_.x_tolerance && fa * fb < 0) {
-          // Also stop as soon as a feasible point is within x_tolerance of the
-          // crossing by the measured slope (toms748 may keep a far end).
-          double best_g = -kInf;
-          auto Gt = [&](double y) {
-            const double v = G(y);
-            if (v <= 0) best_g = std::max(best_g, v);
-            return v;
-          };
-          auto stop = [&](double u, double v) {
-            return std::fabs(v - u) <= opt_.x_tolerance ||
-                   best_g >= -0.5 * opt_.x_tolerance * std::fabs(k);
-          };
-          const auto br = boost::math::tools::toms748_solve(Gt, a, b, fa, fb, stop, iters);
-          r.iterations += static_cast<int>(iters);
-          const double xa = std::exp(br.first), xb = std::exp(br.second);
-          const bool fa_ok = feasible(xa, tol), fb_ok = feasible(xb, tol);
-          if (fa_ok != fb_ok) {
-            f = fa_ok ? xa : xb;
-            g = fa_ok ? xb : xa;
-          } else if (fa_ok) {
-            f = smallest_ ? xa : xb;
-          } else {
-            g = smallest_ ? xb : xa;
-          }
-        }
+        lg = y;
+        gg = wg = gy;
+        if (side == 1) wf *= 0.5;
+        side = 1;
       }
+      if (std::fabs(gy) <= 0.5 * ts) break;
     }
-    r.value = f;
-    r.lo = std::min(f, g);
-    r.hi = std::max(f, g);
+    root_estimate est;
+    est.slope = (gg - gf) / (lg - lf);
+    est.y = (gg - gf > 0) ? lf + (lg - lf) * (-gf) / (gg - gf) : lf;
+    if (!std::isfinite(est.slope) || est.slope == 0.0) est.slope = smallest_ ? -1.0 : 1.0;
+    return est;
+  }
+
+  // Two probes y1, y2 of G; a sign change between them brackets the root.
+  struct probe_pair {
+    double y1, g1, y2, g2;
+    bool sign_change() const { return (g1 <= 0) != (g2 <= 0); }
+  };
+
+  // Newton steps with overshoot from the estimate until a fresh sign change.
+  template <class F>
+  probe_pair newton_until_sign_change(const F& G, const root_estimate& est) {
+    probe_pair p;
+    p.y1 = std::min(est.y, std::log(upper_limit_));
+    p.g1 = G(p.y1);
+    p.y2 = p.y1, p.g2 = p.g1;
+    for (int it = 0; it < 12; ++it) {
+      double step = -p.g1 / est.slope;
+      step = 1.5 * step + (step >= 0 ? 2e-4 : -2e-4);
+      if (p.g1 == 0)
+        step = smallest_ ? -2e-4 : 2e-4;  // exactly at the target: probe the other side
+      p.y2 = std::min(p.y1 + step, std::log(upper_limit_));
+      p.g2 = G(p.y2);
+      if (p.sign_change()) break;
+      if (p.y2 == p.y1) break;
+      p.y1 = p.y2;
+      p.g1 = p.g2;
+    }
+    return p;
+  }
+
+  // Phase 1, final tolerance: one Newton step with overshoot from the
+  // estimate gives a fresh sign change, then toms748 down to x_tolerance.
+  void final_phase(const root_estimate& est, calibration_result& r) {
+    const double tol = opt_.final_tolerance;
+    auto G = log_ratio(tol);
+    const probe_pair p = newton_until_sign_change(G, est);
+    root_bracket b;
+    if (!p.sign_change()) {
+      // no sign change found (noise or a range limit): keep the best feasible point
+      b.f = b.g = best_feasible(tol);
+      if (!smallest_ && b.f >= upper_limit_) r.at_limit = true;
+    } else {
+      b.f = std::exp(p.g1 <= 0 ? p.y1 : p.y2);
+      b.g = std::exp(p.g1 <= 0 ? p.y2 : p.y1);
+      if (!certified_close(b, tol)) narrow_by_toms748(G, p, est.slope, r, b);
+    }
+    r.value = b.f;
+    r.lo = std::min(b.f, b.g);
+    r.hi = std::max(b.f, b.g);
+  }
+
+  // Done already when the infeasible end is CERTIFIED infeasible (its lower
+  // bound exceeds the target) and within 0.9 gap_target of f: f is then
+  // provably that close to the best value (numeric brackets only; exact
+  // closed forms go on to x_tolerance).
+  bool certified_close(const root_bracket& b, double tol) {
+    const interval ef = eval(b.f, tol).eps;
+    return ef.lower < ef.upper && eval(b.g, tol).eps.lower > target_ &&
+           std::fabs(b.f / b.g - 1.0) <= 0.9 * opt_.gap_target;
+  }
+
+  template <class F>
+  void narrow_by_toms748(const F& G, const probe_pair& p, double k, calibration_result& r,
+                         root_bracket& b) {
+    const double tol = opt_.final_tolerance;
+    const double a = std::min(p.y1, p.y2), c = std::max(p.y1, p.y2);
+    const double fa = G(a), fc = G(c);
+    std::uintmax_t iters = 30;
+    if (!(c - a > opt_.x_tolerance && fa * fc < 0)) return;
+    // Also stop as soon as a feasible point is within x_tolerance of the
+    // crossing by the measured slope (toms748 may keep a far end).
+    double best_g = -kInf;
+    auto Gt = [&](double y) {
+      const double v = G(y);
+      if (v <= 0) best_g = std::max(best_g, v);
+      return v;
+    };
+    auto stop = [&](double u, double v) {
+      return std::fabs(v - u) <= opt_.x_tolerance ||
+             best_g >= -0.5 * opt_.x_tolerance * std::fabs(k);
+    };
+    const auto br = boost::math::tools::toms748_solve(Gt, a, c, fa, fc, stop, iters);
+    r.iterations += static_cast<int>(iters);
+    const double xa = std::exp(br.first), xb = std::exp(br.second);
+    const bool fa_ok = feasible(xa, tol), fb_ok = feasible(xb, tol);
+    if (fa_ok != fb_ok) {
+      b.f = fa_ok ? xa : xb;
+      b.g = fa_ok ? xb : xa;
+    } else if (fa_ok) {
+      b.f = smallest_ ? xa : xb;
+    } else {
+      b.g = smallest_ ? xb : xa;
+    }
   }
 
   double best_feasible(double tol) {
