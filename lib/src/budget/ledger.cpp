@@ -450,129 +450,180 @@ std::string accountant::to_json() const {
   return body + ",\n  \"checksum\": \"sha256:" + detail::sha256_hex(body) + "\"\n}\n";
 }
 
-accountant accountant::from_json(const std::string& text, const std::string& source) {
-  auto bad = [&](const std::string& what) -> std::invalid_argument {
-    return std::invalid_argument(source + ": " + what);
-  };
-  detail::jvalue doc;
-  try {
-    doc = detail::parse_json(text);
-  } catch (const std::invalid_argument& e) {
-    throw bad(std::string("not a valid ledger (truncated or corrupt): ") + e.what());
+namespace {
+
+using jkind = detail::jvalue::kind;
+
+// Reads the fields of a ledger document; every error names the source
+// (the file) and says what is wrong.
+class ledger_reader {
+ public:
+  explicit ledger_reader(std::string source) : source_(std::move(source)) {}
+
+  std::invalid_argument bad(const std::string& what) const {
+    return std::invalid_argument(source_ + ": " + what);
   }
-  using K = detail::jvalue::kind;
-  if (doc.k != K::object) throw bad("not a valid ledger: the document is not a JSON object");
-  for (const auto& kv : doc.obj) {
-    static const char* known[] = {"format", "version", "budget", "grid", "entries", "checksum"};
-    if (std::none_of(std::begin(known), std::end(known),
-                     [&](const char* k) { return kv.first == k; })) {
-      throw bad("not a valid ledger: unexpected field \"" + kv.first + "\"");
-    }
-  }
-  auto field = [&](const detail::jvalue& o, const char* key, K kind,
-                   const std::string& where) -> const detail::jvalue& {
+
+  const detail::jvalue& field(const detail::jvalue& o, const char* key, jkind kind,
+                              const std::string& where) const {
     const detail::jvalue* v = o.find(key);
     if (!v) throw bad("not a valid ledger: missing \"" + std::string(key) + "\"" + where);
     if (v->k != kind)
       throw bad("not a valid ledger: \"" + std::string(key) + "\" has the wrong type" + where);
     return *v;
-  };
-  if (field(doc, "format", K::string, "").str != kFormat)
-    throw bad("not an fdp ledger (format is not \"fdp-ledger\")");
-  const double version = field(doc, "version", K::number, "").num;
-  if (version != kVersion) {
-    throw bad("ledger version " + detail::format_value(version) +
-              " is not supported (this fdp reads version 1)");
   }
-  const auto& budget = field(doc, "budget", K::object, "");
-  const double eps = field(budget, "epsilon", K::number, " in \"budget\"").num;
-  const double delta = field(budget, "delta", K::number, " in \"budget\"").num;
-  const auto& grid = field(doc, "grid", K::object, "");
-  const double h = field(grid, "step", K::number, " in \"grid\"").num;
-  const bool grid_auto = field(grid, "auto", K::boolean, " in \"grid\"").b;
-  const double tol = field(grid, "tolerance", K::number, " in \"grid\"").num;
-  const auto& entries = field(doc, "entries", K::array, "");
-  const std::string checksum = field(doc, "checksum", K::string, "").str;
-  accountant_options opt;
-  opt.grid_step = h;  // the saved grid, so that a reload reproduces the answers
-  opt.tolerance = tol;
-  accountant a = [&] {
+
+  // The JSON document, checked to be an object with the known top-level
+  // fields only, of this format and version.
+  detail::jvalue document(const std::string& text) const {
+    detail::jvalue doc;
     try {
-      return accountant(eps, delta, opt);
+      doc = detail::parse_json(text);
     } catch (const std::invalid_argument& e) {
-      throw bad(std::string("not a valid ledger: ") + e.what());
+      throw bad(std::string("not a valid ledger (truncated or corrupt): ") + e.what());
     }
-  }();
-  a.auto_grid_ = grid_auto;
-  std::vector<ledger_entry> list;
-  for (std::size_t i = 0; i < entries.arr.size(); ++i) {
-    const auto& e = entries.arr[i];
+    if (doc.k != jkind::object) throw bad("not a valid ledger: the document is not a JSON object");
+    for (const auto& kv : doc.obj) {
+      static const char* known[] = {"format", "version", "budget", "grid", "entries", "checksum"};
+      if (std::none_of(std::begin(known), std::end(known),
+                       [&](const char* k) { return kv.first == k; })) {
+        throw bad("not a valid ledger: unexpected field \"" + kv.first + "\"");
+      }
+    }
+    if (field(doc, "format", jkind::string, "").str != kFormat)
+      throw bad("not an fdp ledger (format is not \"fdp-ledger\")");
+    const double version = field(doc, "version", jkind::number, "").num;
+    if (version != kVersion) {
+      throw bad("ledger version " + detail::format_value(version) +
+                " is not supported (this fdp reads version 1)");
+    }
+    return doc;
+  }
+
+  // Entry i (0-based) of "entries": its spec and its stored curve points.
+  ledger_entry entry(const detail::jvalue& e, std::size_t i) const {
     const std::string where = " in entry " + std::to_string(i + 1);
-    if (e.k != K::object)
+    if (e.k != jkind::object)
       throw bad("not a valid ledger: entry " + std::to_string(i + 1) + " is not an object");
     ledger_entry le;
-    le.spec = field(e, "spec", K::string, where).str;
+    le.spec = field(e, "spec", jkind::string, where).str;
     for (const auto& kv : e.obj) {
       if (kv.first != "spec" && kv.first != "points")
         throw bad("not a valid ledger: unexpected field \"" + kv.first + "\"" + where);
     }
     if (const auto* pts = e.find("points")) {
-      if (pts->k != K::array) throw bad("not a valid ledger: \"points\" is not an array" + where);
+      if (pts->k != jkind::array)
+        throw bad("not a valid ledger: \"points\" is not an array" + where);
       for (const auto& xy : pts->arr) {
-        if (xy.k != K::array || xy.arr.size() != 2 || xy.arr[0].k != K::number ||
-            xy.arr[1].k != K::number) {
+        if (xy.k != jkind::array || xy.arr.size() != 2 || xy.arr[0].k != jkind::number ||
+            xy.arr[1].k != jkind::number) {
           throw bad("not a valid ledger: a point is not [alpha, beta]" + where);
         }
         le.points.emplace_back(xy.arr[0].num, xy.arr[1].num);
       }
     }
-    list.push_back(std::move(le));
+    return le;
   }
+
+ private:
+  std::string source_;
+};
+
+// The budget, the grid and the checksum of a ledger document (read in
+// this order, so that the first problem found is the one reported).
+struct ledger_header {
+  double eps = 0.0, delta = 0.0, step = 0.0, tolerance = 0.0;
+  bool grid_auto = false;
+  const detail::jvalue* entries = nullptr;
+  std::string checksum;
+};
+
+ledger_header read_header(const ledger_reader& r, const detail::jvalue& doc) {
+  ledger_header h;
+  const auto& budget = r.field(doc, "budget", jkind::object, "");
+  h.eps = r.field(budget, "epsilon", jkind::number, " in \"budget\"").num;
+  h.delta = r.field(budget, "delta", jkind::number, " in \"budget\"").num;
+  const auto& grid = r.field(doc, "grid", jkind::object, "");
+  h.step = r.field(grid, "step", jkind::number, " in \"grid\"").num;
+  h.grid_auto = r.field(grid, "auto", jkind::boolean, " in \"grid\"").b;
+  h.tolerance = r.field(grid, "tolerance", jkind::number, " in \"grid\"").num;
+  h.entries = &r.field(doc, "entries", jkind::array, "");
+  h.checksum = r.field(doc, "checksum", jkind::string, "").str;
+  return h;
+}
+
+}  // namespace
+
+accountant accountant::from_json(const std::string& text, const std::string& source) {
+  const ledger_reader r(source);
+  const detail::jvalue doc = r.document(text);
+  const ledger_header h = read_header(r, doc);
+  accountant_options opt;
+  opt.grid_step = h.step;  // the saved grid, so that a reload reproduces the answers
+  opt.tolerance = h.tolerance;
+  accountant a = [&] {
+    try {
+      return accountant(h.eps, h.delta, opt);
+    } catch (const std::invalid_argument& e) {
+      throw r.bad(std::string("not a valid ledger: ") + e.what());
+    }
+  }();
+  a.auto_grid_ = h.grid_auto;
+  std::vector<ledger_entry> list;
+  for (std::size_t i = 0; i < h.entries->arr.size(); ++i)
+    list.push_back(r.entry(h.entries->arr[i], i));
   a.entries_ = list;  // for the checksum of exactly what was read
   const std::string expect = "sha256:" + detail::sha256_hex(a.canonical_body());
-  if (checksum != expect) {
-    throw bad(
+  if (h.checksum != expect) {
+    throw r.bad(
         "checksum mismatch: the ledger was modified outside fdp or is corrupt; refusing to "
         "trust it (stored " +
-        checksum.substr(0, 23) + "..., content gives " + expect.substr(0, 23) + "...)");
+        h.checksum.substr(0, 23) + "..., content gives " + expect.substr(0, 23) + "...)");
   }
-  // Replay: every entry is validated again; groups are added in one batch.
   a.entries_.clear();
+  a.replay(list, [&](std::size_t i, const std::string& what) {
+    return r.bad("entry " + std::to_string(i) + ": " + what);
+  });
+  return a;
+}
+
+void accountant::replay(
+    const std::vector<ledger_entry>& list,
+    const std::function<std::invalid_argument(std::size_t, const std::string&)>& entry_error) {
   std::map<std::string, std::size_t> where;
   std::vector<incremental_pld::batch_item> items;
   for (std::size_t i = 0; i < list.size(); ++i) {
     prepared p;
     try {
-      p = a.prepare(list[i].spec, &list[i]);
+      p = prepare(list[i].spec, &list[i]);
     } catch (const std::invalid_argument& e) {
-      throw bad("entry " + std::to_string(i + 1) + ": " + e.what());
+      throw entry_error(i + 1, e.what());
     }
-    a.applications_ += p.times;
+    applications_ += p.times;
     if (p.identity) {
-      a.id_applications_ += p.times;
+      id_applications_ += p.times;
     } else {
       if (p.gaussian)
-        a.mu2_ += static_cast<double>(p.times) * p.mu * p.mu;
+        mu2_ += static_cast<double>(p.times) * p.mu * p.mu;
       else
-        a.all_gaussian_ = false;
+        all_gaussian_ = false;
       auto it = where.find(p.key);
       if (it == where.end()) {
         where[p.key] = items.size();
         items.push_back({p.key, p.law, p.times, p.garble});
-        a.spans_.push_back(p.span);
+        spans_.push_back(p.span);
       } else {
         if (items[it->second].n > kMaxGroupCount - p.times) {
-          throw bad("entry " + std::to_string(i + 1) + ": the applications of '" + p.key +
-                    "' add up to more than 1e12 (the limit per guarantee)");
+          throw entry_error(i + 1, "the applications of '" + p.key +
+                                       "' add up to more than 1e12 (the limit per guarantee)");
         }
         items[it->second].n += p.times;
       }
     }
-    a.entries_.push_back(list[i]);
+    entries_.push_back(list[i]);
   }
-  a.pending_ = items;
-  if (!a.all_gaussian_ && !items.empty()) a.pld_.add_batch(items);
-  return a;
+  pending_ = items;
+  if (!all_gaussian_ && !items.empty()) pld_.add_batch(items);
 }
 
 void accountant::save(const std::string& path) const {

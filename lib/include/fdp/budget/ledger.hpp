@@ -36,6 +36,8 @@
 #include <cstdint>
 #include <memory>
 #include <stdexcept>
+#include <functional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -146,6 +148,12 @@ class accountant {
   double infinite_loss_mass_rel(const prepared* extra) const;
   bool no_finite_epsilon(const prepared& p, double delta) const;
   std::string canonical_body() const;
+  // from_json's last step: every stored entry validated again and recorded,
+  // the groups added to the engine in one batch. `entry_error` makes the
+  // exception for entry i (1-based) and a message.
+  void replay(
+      const std::vector<ledger_entry>& list,
+      const std::function<std::invalid_argument(std::size_t, const std::string&)>& entry_error);
 
   double eps_, delta_;
   incremental_pld pld_;
