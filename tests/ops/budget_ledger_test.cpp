@@ -624,6 +624,18 @@ TEST(Accountant, BadConstruction) {
   accountant_options o;
   o.grid_step = -1;
   EXPECT_THROW(accountant(1.0, 1e-5, o), std::invalid_argument);
+  // each error names the parameter it is about, whatever the engine would
+  // have computed from it first
+  const auto message = [](double e, double d) {
+    try {
+      accountant(e, d);
+    } catch (const std::invalid_argument& x) {
+      return std::string(x.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(message(-1.0, 1e-5).find("budget_eps=-1"), std::string::npos) << message(-1.0, 1e-5);
+  EXPECT_NE(message(1.0, 2.0).find("budget_delta=2"), std::string::npos) << message(1.0, 2.0);
   accountant a(1.0, 1e-5);
   EXPECT_THROW(a.spent(0.0), std::invalid_argument);
   EXPECT_THROW(a.can_afford("laplace:b=1", -1.0, 1e-5), std::invalid_argument);

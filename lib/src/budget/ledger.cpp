@@ -54,24 +54,29 @@ struct accountant::prepared {
   std::vector<std::pair<double, double>> points;
 };
 
+namespace {
+// The constructor's arguments, checked before any member is built from
+// them (the engine's arguments are evaluated in an unspecified order: a
+// budget epsilon of -1 was reported by the window's gdp_mu, not by name).
+double checked_budget_eps(double budget_eps, double budget_delta, const accountant_options& opt) {
+  detail::require(std::isfinite(budget_eps) && budget_eps > 0, "accountant", "budget_eps",
+                  budget_eps, "must be finite and > 0");
+  detail::require(budget_delta > 0 && budget_delta < 1, "accountant", "budget_delta", budget_delta,
+                  "must be in (0, 1)");
+  detail::require(opt.grid_step == 0 || (std::isfinite(opt.grid_step) && opt.grid_step >= 1e-6 &&
+                                         opt.grid_step <= 0.1),
+                  "accountant", "grid_step", opt.grid_step, "must be 0 (auto) or in [1e-6, 0.1]");
+  detail::require(opt.tolerance > 0 && opt.tolerance < 1, "accountant", "tolerance", opt.tolerance,
+                  "must be in (0, 1)");
+  return budget_eps;
+}
+}  // namespace
+
 accountant::accountant(double budget_eps, double budget_delta, const accountant_options& opt)
-    : eps_(budget_eps),
+    : eps_(checked_budget_eps(budget_eps, budget_delta, opt)),
       delta_(budget_delta),
-      pld_(
-          [&] {
-            detail::require(std::isfinite(budget_eps) && budget_eps > 0, "accountant", "budget_eps",
-                            budget_eps, "must be finite and > 0");
-            detail::require(budget_delta > 0 && budget_delta < 1, "accountant", "budget_delta",
-                            budget_delta, "must be in (0, 1)");
-            detail::require(
-                opt.grid_step == 0 ||
-                    (std::isfinite(opt.grid_step) && opt.grid_step >= 1e-6 && opt.grid_step <= 0.1),
-                "accountant", "grid_step", opt.grid_step, "must be 0 (auto) or in [1e-6, 0.1]");
-            detail::require(opt.tolerance > 0 && opt.tolerance < 1, "accountant", "tolerance",
-                            opt.tolerance, "must be in (0, 1)");
-            return opt.grid_step > 0 ? opt.grid_step : auto_grid_step(budget_eps);
-          }(),
-          budget_window(budget_eps, budget_delta), engine_cut(budget_delta)),
+      pld_(opt.grid_step > 0 ? opt.grid_step : auto_grid_step(budget_eps),
+           budget_window(budget_eps, budget_delta), engine_cut(budget_delta)),
       auto_grid_(opt.grid_step == 0),
       tolerance_(opt.tolerance),
       window_(budget_window(budget_eps, budget_delta)) {}
