@@ -72,7 +72,13 @@ class sweeper {
     int ia = atoms_.empty() ? -1 : static_cast<int>(atoms_.size()) - 1;
     double c = law_.hi();
     if (ia >= 0 && atoms_[ia].loss >= c - 1e-12 * std::max(1.0, std::fabs(c))) {
-      c = atoms_[ia].loss;  // the snapped top atom
+      // The top atom, pending. Snapped up onto a grid point, it raises the
+      // cut; snapped down, the cut stays at the law's top: the continuous
+      // mass between the two is swept with the first group. (Starting at
+      // the snapped atom skipped it: a subsampled Laplace with d/b = 36 and
+      // q = 2.6e-4 has 0.42 of its mass within 3e-18 of the loss's lower
+      // end, and its bottom-up sweep lost all of it.)
+      c = std::max(c, atoms_[ia].loss);
     } else {
       ia = -1;
     }
@@ -115,9 +121,12 @@ class sweeper {
           ia = ja;
           rc = 1.0;
         } else {
+          // (the atom at l keeps what is left of it when it is the pending
+          // one: an emptied top atom read as whole again was emitted twice)
           c = l;
-          ia = atom_at(l);
-          rc = ia >= 0 ? 1.0 : 0.0;
+          const int il = atom_at(l);
+          rc = il < 0 ? 0.0 : (il == ia ? rc : 1.0);
+          ia = il;
         }
         continue;
       }
