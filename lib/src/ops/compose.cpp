@@ -1539,102 +1539,117 @@ struct composition::beta_envelopes {
   }
 };
 
+namespace {
+
+// The lines 1 - delta_up(eps) - e^eps a at the pessimistic grids' eps
+// values (both orientations; delta_up takes the larger delta of the two).
+line_max tangent_lines(const composed_pld& pess, const composed_pld* inv_pess, double h,
+                       const std::function<double(double)>& delta_up) {
+  std::vector<double> eps, c;
+  for (const composed_pld* p : {&pess, inv_pess}) {
+    if (!p) continue;
+    for (std::size_t j = 0; j < p->size(); ++j) {
+      const double e = p->lo() + static_cast<double>(j) * p->h();
+      eps.push_back(e);
+      c.push_back(1.0 - delta_up(e));
+    }
+  }
+  // Where the two orientations' profiles cross (eps = 0 for a pair that is
+  // symmetric in law) the best line sits between grid points: add a fine
+  // sweep of eps around 0 (any eps gives a valid line).
+  if (inv_pess) {
+    const double step = h / 16;
+    for (int k = -32; k <= 32; ++k) {
+      eps.push_back(k * step);
+      c.push_back(1.0 - delta_up(k * step));
+    }
+  }
+  return line_max(std::move(eps), std::move(c));
+}
+
+// One orientation's upper envelope. With a tilted composition of the same
+// grid, each grid interval takes the line pair (its two end points) of
+// whichever composition bounds delta from below better there: the sup of
+// 1 - delta_lower - e^eps a over an interval is at an end point for either
+// composition alone, so any per-interval choice is valid (mixing the two
+// compositions' end points within an interval would not be).
+line_max upper_envelope(const composed_pld& plain, const std::optional<composed_pld>& tilted) {
+  std::vector<double> ue, uc;
+  plain.upper_lines(ue, uc);
+  if (tilted) {
+    std::vector<double> te, tc;
+    tilted->upper_lines(te, tc);
+    if (te.size() == ue.size()) {
+      for (std::size_t k = 0; k + 1 < ue.size(); k += 2) {
+        // pair (k, k+1): interval j = k / 2 (its left and right ends)
+        if (te[k] == ue[k] && te[k + 1] == ue[k + 1] && tc[k] <= uc[k] && tc[k + 1] <= uc[k + 1]) {
+          uc[k] = tc[k];
+          uc[k + 1] = tc[k + 1];
+        }
+      }
+    }
+  }
+  return line_max(std::move(ue), std::move(uc));
+}
+
+// The alphas where min over the envelopes bends: every envelope's breaks,
+// and on [as[i], as[i+1]] (where every envelope is affine) the crossing of
+// the two smallest where the smallest changes (any point of min(U) is a
+// valid chord end, so a missed crossing costs tightness only).
+std::vector<double> bends_of_min(const std::vector<line_max>& up) {
+  std::vector<double> as = {0.0, 1.0};
+  for (const line_max& u : up)
+    for (double x : u.breaks())
+      if (x > 0 && x < 1) as.push_back(x);
+  sort_runs(as.begin(), as.end(), std::less<double>());
+  as.erase(std::unique(as.begin(), as.end()), as.end());
+  const std::size_t n0 = as.size();
+  std::vector<std::size_t> hint(up.size(), 0);
+  auto argmin_at = [&](double a, std::vector<double>& vals) {
+    std::size_t best = 0;
+    vals.resize(up.size());
+    for (std::size_t k = 0; k < up.size(); ++k) {
+      vals[k] = up[k].at(a, nullptr, &hint[k]);
+      if (vals[k] < vals[best]) best = k;
+    }
+    return best;
+  };
+  std::vector<double> v_prev, v_next;
+  std::size_t k_prev = argmin_at(as[0], v_prev);
+  for (std::size_t i = 0; i + 1 < n0; ++i) {
+    const std::size_t k_next = argmin_at(as[i + 1], v_next);
+    if (k_next != k_prev) {
+      const double d0 = v_prev[k_prev] - v_prev[k_next], d1 = v_next[k_prev] - v_next[k_next];
+      if (d0 < 0 && d1 > 0) {
+        const double x = as[i] + (as[i + 1] - as[i]) * d0 / (d0 - d1);
+        if (x > as[i] && x < as[i + 1]) as.push_back(x);
+      }
+    }
+    k_prev = k_next;
+    std::swap(v_prev, v_next);
+  }
+  return as;
+}
+
+}  // namespace
+
 const composition::beta_envelopes& composition::envelopes() const {
   std::call_once(envelopes_->built, [&] {
-    std::vector<double> eps, c;
-    for (const composed_pld* p :
-         {&*grids().pess, grids().inv_pess ? &*grids().inv_pess : nullptr}) {
-      if (!p) continue;
-      for (std::size_t j = 0; j < p->size(); ++j) {
-        const double e = p->lo() + static_cast<double>(j) * p->h();
-        eps.push_back(e);
-        c.push_back(1.0 - delta_up(e));
-      }
-    }
-    // Where the two orientations' profiles cross (eps = 0 for a pair that is
-    // symmetric in law) the best line sits between grid points: add a fine
-    // sweep of eps around 0 (any eps gives a valid line).
-    if (grids().inv_pess) {
-      const double step = h_ / 16;
-      for (int k = -32; k <= 32; ++k) {
-        eps.push_back(k * step);
-        c.push_back(1.0 - delta_up(k * step));
-      }
-    }
-    envelopes_->lower.emplace(std::move(eps), std::move(c));
-    // One envelope per orientation. With a tilted composition of the same
-    // grid, each grid interval takes the line pair (its two end points) of
-    // whichever composition bounds delta from below better there: the sup
-    // of 1 - delta_lower - e^eps a over an interval is at an end point for
-    // either composition alone, so any per-interval choice is valid (mixing
-    // the two compositions' end points within an interval would not be).
-    auto orientation = [&](const composed_pld& plain, const std::optional<composed_pld>& tilted) {
-      std::vector<double> ue, uc;
-      plain.upper_lines(ue, uc);
-      if (tilted) {
-        std::vector<double> te, tc;
-        tilted->upper_lines(te, tc);
-        if (te.size() == ue.size()) {
-          for (std::size_t k = 0; k + 1 < ue.size(); k += 2) {
-            // pair (k, k+1): interval j = k / 2 (its left and right ends)
-            if (te[k] == ue[k] && te[k + 1] == ue[k + 1] && tc[k] <= uc[k] &&
-                tc[k + 1] <= uc[k + 1]) {
-              uc[k] = tc[k];
-              uc[k + 1] = tc[k + 1];
-            }
-          }
-        }
-      }
-      envelopes_->upper.emplace_back(std::move(ue), std::move(uc));
-    };
-    orientation(*grids().opt, grids().opt_t);
-    if (grids().inv_opt) orientation(*grids().inv_opt, grids().inv_opt_t);
-    if (envelopes_->upper.size() >= 2) {
-      std::vector<double> as = {0.0, 1.0};
-      for (const line_max& u : envelopes_->upper)
-        for (double x : u.breaks())
-          if (x > 0 && x < 1) as.push_back(x);
-      sort_runs(as.begin(), as.end(), std::less<double>());
-      as.erase(std::unique(as.begin(), as.end()), as.end());
-      // crossings: on [as[i], as[i+1]] every envelope is affine; where the
-      // smallest one changes, add the crossing of the two (any point of
-      // min(U) is a valid chord end, so a missed crossing costs tightness only)
-      const std::size_t n0 = as.size();
-      const auto& up = envelopes_->upper;
-      std::vector<std::size_t> hint(up.size(), 0);
-      auto argmin_at = [&](double a, std::vector<double>& vals) {
-        std::size_t best = 0;
-        vals.resize(up.size());
-        for (std::size_t k = 0; k < up.size(); ++k) {
-          vals[k] = up[k].at(a, nullptr, &hint[k]);
-          if (vals[k] < vals[best]) best = k;
-        }
-        return best;
-      };
-      std::vector<double> v_prev, v_next;
-      std::size_t k_prev = argmin_at(as[0], v_prev);
-      for (std::size_t i = 0; i + 1 < n0; ++i) {
-        const std::size_t k_next = argmin_at(as[i + 1], v_next);
-        if (k_next != k_prev) {
-          const double d0 = v_prev[k_prev] - v_prev[k_next], d1 = v_next[k_prev] - v_next[k_next];
-          if (d0 < 0 && d1 > 0) {
-            const double x = as[i] + (as[i + 1] - as[i]) * d0 / (d0 - d1);
-            if (x > as[i] && x < as[i + 1]) as.push_back(x);
-          }
-        }
-        k_prev = k_next;
-        std::swap(v_prev, v_next);
-      }
-      std::vector<curve::point> pts;
-      pts.reserve(as.size());
-      std::vector<std::size_t> hints;
-      for (double a : as) pts.push_back({a, envelopes_->upper_at(a, &hints)});
-      try {
-        envelopes_->upper_hull.emplace(
-            curve::from_points(std::move(pts), curve::hull_policy::convexify));
-      } catch (const std::invalid_argument&) {
-        // (not a trade-off polygon after rounding: the envelopes alone stand)
-      }
+    const auto& g = grids();
+    envelopes_->lower.emplace(tangent_lines(*g.pess, g.inv_pess ? &*g.inv_pess : nullptr, h_,
+                                            [this](double e) { return delta_up(e); }));
+    envelopes_->upper.push_back(upper_envelope(*g.opt, g.opt_t));
+    if (g.inv_opt) envelopes_->upper.push_back(upper_envelope(*g.inv_opt, g.inv_opt_t));
+    if (envelopes_->upper.size() < 2) return;
+    std::vector<curve::point> pts;
+    std::vector<std::size_t> hints;
+    for (double a : bends_of_min(envelopes_->upper))
+      pts.push_back({a, envelopes_->upper_at(a, &hints)});
+    try {
+      envelopes_->upper_hull.emplace(
+          curve::from_points(std::move(pts), curve::hull_policy::convexify));
+    } catch (const std::invalid_argument&) {
+      // (not a trade-off polygon after rounding: the envelopes alone stand)
     }
   });
   return *envelopes_;
