@@ -4,6 +4,9 @@
 #include <cmath>
 #include <limits>
 #include <numeric>
+#include <optional>
+#include <string>
+#include <utility>
 
 #include "fdp/audit/binomial.hpp"
 #include "fdp/core/normal.hpp"
@@ -89,83 +92,118 @@ double eval_poly(const std::vector<pt>& h, double x) {
   return h.back().y;
 }
 
-}  // namespace
+/// A violation of f certified by the bounds of a test or by those of its
+/// mirror (the complement event, other ordering), on the 1 - beta scale.
+bool certifies_violation(const bounds& b, const tradeoff& f) {
+  return detail::violates(b.pU, b.qL, f) || detail::violates(1.0 - b.qL, 1.0 - b.pU, f);
+}
 
-audit_result evaluate(const plan& p, const eval_counts& counts, const tradeoff& f, double delta) {
-  audit_result r;
-  r.confidence = p.confidence;
-  r.delta = delta;
-  for (int s = 0; s < 2; ++s) {
-    r.selection[s] = p.selection[s];
-    r.evaluation[s] = counts.n[s];
+/// The side whose outputs give alpha (P) in a test of this ordering.
+int alpha_side(const test& t) { return t.ordering == 0 ? 0 : 1; }
+
+/// Outputs of side s, selection and evaluation splits together.
+double side_total(const audit_result& r, int s) {
+  return static_cast<double>(r.selection[s] + r.evaluation[s]);
+}
+
+/// A test's statistics and which of its two points (the test's own, its
+/// mirror's) certifies a violation.
+struct evaluated_test {
+  test_result x;
+  bool direct = false, mirror = false;
+};
+
+/// Counts and point estimates of test i; false when a side has no
+/// evaluation output.
+bool count_test(const test& t, std::size_t i, const eval_counts& counts, test_result& x) {
+  const int sp = alpha_side(t);
+  x.index = i;
+  x.nP = counts.n[sp];
+  x.nQ = counts.n[1 - sp];
+  if (x.nP == 0 || x.nQ == 0) return false;
+  x.kP = counts.count(sp, t);
+  x.kQ = counts.count(1 - sp, t);
+  x.alpha_hat = static_cast<double>(x.kP) / static_cast<double>(x.nP);
+  x.beta_hat = 1.0 - static_cast<double>(x.kQ) / static_cast<double>(x.nQ);
+  return true;
+}
+
+/// The Clopper-Pearson bounds of the test at its level; lower ends only for
+/// band (curve) tests, else the point estimates.
+bounds bound_test(const test& t, test_result& x) {
+  const double kP = static_cast<double>(x.kP), nP = static_cast<double>(x.nP);
+  const double kQ = static_cast<double>(x.kQ), nQ = static_cast<double>(x.nQ);
+  const bounds b = cp_pair(kP, nP, kQ, nQ, t.gamma);
+  x.alpha_upper = b.pU;
+  x.beta_upper = 1.0 - b.qL;
+  if (t.band) {
+    x.alpha_lower = cp_lower(kP, nP, t.gamma);
+    x.beta_lower = 1.0 - cp_upper(kQ, nQ, t.gamma);
+  } else {
+    x.alpha_lower = x.alpha_hat;
+    x.beta_lower = x.beta_hat;
   }
-  r.error_budget = p.total_error();
-  const double g = 1.0 - p.confidence;
-  double best_margin = -detail::kInf;
-  for (std::size_t i = 0; i < p.tests.size(); ++i) {
-    const test& t = p.tests[i];
-    const int sp = t.ordering == 0 ? 0 : 1;
-    test_result x;
-    x.index = i;
-    x.nP = counts.n[sp];
-    x.nQ = counts.n[1 - sp];
-    if (x.nP == 0 || x.nQ == 0) continue;
-    x.kP = counts.count(sp, t);
-    x.kQ = counts.count(1 - sp, t);
-    const double kP = static_cast<double>(x.kP), nP = static_cast<double>(x.nP);
-    const double kQ = static_cast<double>(x.kQ), nQ = static_cast<double>(x.nQ);
-    x.alpha_hat = kP / nP;
-    x.beta_hat = 1.0 - kQ / nQ;
-    const bounds b = cp_pair(kP, nP, kQ, nQ, t.gamma);
-    x.alpha_upper = b.pU;
-    x.beta_upper = 1.0 - b.qL;
-    if (t.band) {
-      x.alpha_lower = cp_lower(kP, nP, t.gamma);
-      x.beta_lower = 1.0 - cp_upper(kQ, nQ, t.gamma);
-    } else {
-      x.alpha_lower = x.alpha_hat;
-      x.beta_lower = x.beta_hat;
+  return b;
+}
+
+/// What the bounds certify: epsilon, mu, the claim margin and a violation.
+void certify(const bounds& b, double delta, const tradeoff& f, evaluated_test& e) {
+  test_result& x = e.x;
+  const auto br = detail::branches(b.pU, b.qL, delta, f);
+  x.epsilon = br.eps;
+  x.mu = br.mu;
+  x.claim_beta = beta(f, std::min(1.0, b.pU));
+  x.margin = br.margin;
+  // The certified comparisons themselves, on the 1 - beta scale.
+  e.direct = detail::violates(b.pU, b.qL, f);
+  e.mirror = detail::violates(1.0 - b.qL, 1.0 - b.pU, f);
+  x.violation = e.direct || e.mirror;
+  x.mirror = br.mirror_margin;
+}
+
+std::optional<evaluated_test> evaluate_test(const test& t, std::size_t i, const eval_counts& counts,
+                                            const tradeoff& f, double delta) {
+  evaluated_test e;
+  if (!count_test(t, i, counts, e.x)) return std::nullopt;
+  const bounds b = bound_test(t, e.x);
+  certify(b, delta, f, e);
+  return e;
+}
+
+/// The witness: the violating point (a test or its mirror) with the
+/// largest gap f(alpha_U) - beta_U, the most visible one on a plot.
+struct witness_search {
+  double best_gap = -detail::kInf;
+  std::optional<witness> best;
+
+  /// `index`: the test's place in audit_result::tests.
+  void consider(const evaluated_test& e, std::size_t index, const tradeoff& f) {
+    if (e.direct) consider_point(e.x.alpha_upper, e.x.beta_upper, false, index, f);
+    if (e.mirror) consider_point(e.x.beta_upper, e.x.alpha_upper, true, index, f);
+  }
+
+  void consider_point(double a, double b, bool mirror, std::size_t index, const tradeoff& f) {
+    const double cb = beta(f, std::min(1.0, a));
+    if (cb - b > best_gap) {
+      best_gap = cb - b;
+      witness w;
+      w.test = index;
+      w.mirror = mirror;
+      w.alpha = a;
+      w.beta = b;
+      w.claim_beta = cb;
+      best = w;
     }
-    const auto br = detail::branches(b.pU, b.qL, delta, f);
-    x.epsilon = br.eps;
-    x.mu = br.mu;
-    x.claim_beta = beta(f, std::min(1.0, b.pU));
-    x.margin = br.margin;
-    // The certified comparisons themselves, on the 1 - beta scale.
-    const bool direct = detail::violates(b.pU, b.qL, f);
-    const bool mirror = detail::violates(1.0 - b.qL, 1.0 - b.pU, f);
-    x.violation = direct || mirror;
-    x.mirror = br.mirror_margin;
-    r.epsilon_lower = std::max(r.epsilon_lower, x.epsilon);
-    r.mu_lower = std::max(r.mu_lower, x.mu);
-    // The witness: the violating point (a test or its mirror) with the
-    // largest gap f(alpha_U) - beta_U, the most visible one on a plot.
-    for (int br = 0; br < 2 && x.violation; ++br) {
-      const bool m = br == 1;
-      if (m ? !mirror : !direct) continue;
-      const double a = m ? x.beta_upper : x.alpha_upper, bb = m ? x.alpha_upper : x.beta_upper;
-      const double cb = beta(f, std::min(1.0, a));
-      if (cb - bb > best_margin) {
-        best_margin = cb - bb;
-        witness w;
-        w.test = r.tests.size();
-        w.mirror = m;
-        w.alpha = a;
-        w.beta = bb;
-        w.claim_beta = cb;
-        r.w = w;
-      }
-    }
-    r.tests.push_back(x);
   }
-  if (r.w) {
-    r.verdict = "violation";
-    r.reason = "a test certifies beta < f(alpha) at the stated confidence";
-    return r;
-  }
-  const double N0 = static_cast<double>(r.selection[0] + r.evaluation[0]);
-  const double N1 = static_cast<double>(r.selection[1] + r.evaluation[1]);
-  // The claim test: the one chosen for the claim (else the best margin).
+};
+
+struct conclusion {
+  std::string verdict, reason;
+  std::optional<double> samples_needed;
+};
+
+/// The claim test: the one chosen for the claim (else the best margin).
+const test_result* claim_test(const plan& p, const audit_result& r) {
   const test_result* ct = nullptr;
   for (const auto& x : r.tests) {
     if (p.tests[x.index].role.find("claim") != std::string::npos) ct = &x;
@@ -175,38 +213,43 @@ audit_result evaluate(const plan& p, const eval_counts& counts, const tradeoff& 
       if (!ct || x.margin > ct->margin) ct = &x;
     }
   }
-  if (ct) {
-    const int sp = p.tests[ct->index].ordering == 0 ? 0 : 1;
-    const double fracP = static_cast<double>(ct->nP) / (sp == 0 ? N0 : N1);
-    const double fracQ = static_cast<double>(ct->nQ) / (sp == 0 ? N1 : N0);
-    const bounds naive = cp_pair(static_cast<double>(ct->kP), static_cast<double>(ct->nP),
-                                 static_cast<double>(ct->kQ), static_cast<double>(ct->nQ), g / 2);
-    if (detail::violates(naive.pU, naive.qL, f) ||
-        detail::violates(1.0 - naive.qL, 1.0 - naive.pU, f)) {
-      r.verdict = "inconclusive";
-      r.reason =
-          "the claim test violates the claim without the multiple-testing correction, "
-          "not at the stated confidence";
-      r.samples_needed =
-          needed(ct->alpha_hat, 1.0 - ct->beta_hat, fracP, fracQ, p.tests[ct->index].gamma, f);
-      return r;
-    }
-    // Could any outcome of this size certify a violation?
-    const bounds ext = cp_pair(0, static_cast<double>(ct->nP), static_cast<double>(ct->nQ),
-                               static_cast<double>(ct->nQ), p.tests[ct->index].gamma);
-    if (!(detail::violates(ext.pU, ext.qL, f) || detail::violates(1.0 - ext.qL, 1.0 - ext.pU, f))) {
-      r.verdict = "inconclusive";
-      r.reason = "too few samples: no outcome could certify a violation of the claim";
-      r.samples_needed = needed(0.0, 1.0, fracP, fracQ, p.tests[ct->index].gamma, f);
-      return r;
-    }
-    r.verdict = "consistent";
-    r.reason = "no evidence against the claim at this sample size";
-    return r;
+  return ct;
+}
+
+/// No certified violation, but a claim test: inconclusive when it violates
+/// the claim by the uncorrected bounds or when no outcome of its size could
+/// certify a violation, else consistent.
+conclusion judge_claim_test(const plan& p, const audit_result& r, const test_result& ct,
+                            const tradeoff& f) {
+  const double g = 1.0 - p.confidence;
+  const double gamma = p.tests[ct.index].gamma;
+  const int sp = alpha_side(p.tests[ct.index]);
+  const double fracP = static_cast<double>(ct.nP) / side_total(r, sp);
+  const double fracQ = static_cast<double>(ct.nQ) / side_total(r, 1 - sp);
+  const double nP = static_cast<double>(ct.nP), nQ = static_cast<double>(ct.nQ);
+  const bounds naive =
+      cp_pair(static_cast<double>(ct.kP), nP, static_cast<double>(ct.kQ), nQ, g / 2);
+  if (certifies_violation(naive, f)) {
+    return {"inconclusive",
+            "the claim test violates the claim without the multiple-testing correction, "
+            "not at the stated confidence",
+            needed(ct.alpha_hat, 1.0 - ct.beta_hat, fracP, fracQ, gamma, f)};
   }
-  // No test could be chosen or evaluated.
+  // Could any outcome of this size certify a violation?
+  const bounds ext = cp_pair(0, nP, nQ, nQ, gamma);
+  if (!certifies_violation(ext, f)) {
+    return {"inconclusive", "too few samples: no outcome could certify a violation of the claim",
+            needed(0.0, 1.0, fracP, fracQ, gamma, f)};
+  }
+  return {"consistent", "no evidence against the claim at this sample size", std::nullopt};
+}
+
+/// No test could be chosen or evaluated.
+conclusion judge_without_tests(const plan& p, const audit_result& r, const tradeoff& f) {
+  const double g = 1.0 - p.confidence;
   const double share = 0.9;
   const double gp = share * g / 8;
+  const double N0 = side_total(r, 0);
   const double frac =
       (N0 > 0 && r.evaluation[0] > 0) ? static_cast<double>(r.evaluation[0]) / N0 : 0.9;
   if (r.selection[0] >= 10 && r.selection[1] >= 10 && r.evaluation[0] > 0 && r.evaluation[1] > 0) {
@@ -216,21 +259,57 @@ audit_result evaluate(const plan& p, const eval_counts& counts, const tradeoff& 
     const double e0 = static_cast<double>(r.evaluation[0]),
                  e1 = static_cast<double>(r.evaluation[1]);
     const bounds ext = cp_pair(0, e0, e1, e1, gp);
-    if (detail::violates(ext.pU, ext.qL, f) || detail::violates(1.0 - ext.qL, 1.0 - ext.pU, f)) {
-      r.verdict = "consistent";
-      r.reason = "no test separates the two sides (their selection outputs are all alike)";
-      return r;
+    if (certifies_violation(ext, f)) {
+      return {"consistent",
+              "no test separates the two sides (their selection outputs are all alike)",
+              std::nullopt};
     }
-    r.verdict = "inconclusive";
-    r.reason =
-        "too few samples: the selection outputs of both sides are all alike and no outcome "
-        "of this size could certify a violation of the claim";
-    r.samples_needed = needed(0.0, 1.0, frac, frac, gp, f);
-    return r;
+    return {"inconclusive",
+            "too few samples: the selection outputs of both sides are all alike and no outcome "
+            "of this size could certify a violation of the claim",
+            needed(0.0, 1.0, frac, frac, gp, f)};
   }
-  r.verdict = "inconclusive";
-  r.reason = "too few samples to choose and evaluate a test";
-  r.samples_needed = needed(0.0, 1.0, frac, frac, gp, f);
+  return {"inconclusive", "too few samples to choose and evaluate a test",
+          needed(0.0, 1.0, frac, frac, gp, f)};
+}
+
+audit_result result_header(const plan& p, const eval_counts& counts, double delta) {
+  audit_result r;
+  r.confidence = p.confidence;
+  r.delta = delta;
+  for (int s = 0; s < 2; ++s) {
+    r.selection[s] = p.selection[s];
+    r.evaluation[s] = counts.n[s];
+  }
+  r.error_budget = p.total_error();
+  return r;
+}
+
+}  // namespace
+
+audit_result evaluate(const plan& p, const eval_counts& counts, const tradeoff& f, double delta) {
+  audit_result r = result_header(p, counts, delta);
+  witness_search ws;
+  for (std::size_t i = 0; i < p.tests.size(); ++i) {
+    const auto e = evaluate_test(p.tests[i], i, counts, f, delta);
+    if (!e) continue;
+    r.epsilon_lower = std::max(r.epsilon_lower, e->x.epsilon);
+    r.mu_lower = std::max(r.mu_lower, e->x.mu);
+    ws.consider(*e, r.tests.size(), f);
+    r.tests.push_back(e->x);
+  }
+  r.w = ws.best;
+  conclusion c;
+  if (r.w) {
+    c = {"violation", "a test certifies beta < f(alpha) at the stated confidence", std::nullopt};
+  } else if (const test_result* ct = claim_test(p, r)) {
+    c = judge_claim_test(p, r, *ct, f);
+  } else {
+    c = judge_without_tests(p, r, f);
+  }
+  r.verdict = std::move(c.verdict);
+  r.reason = std::move(c.reason);
+  r.samples_needed = c.samples_needed;
   return r;
 }
 

@@ -8,6 +8,7 @@
 #include <limits>
 #include <map>
 #include <numeric>
+#include <optional>
 #include <queue>
 #include <set>
 #include <stdexcept>
@@ -1013,10 +1014,20 @@ void compact_cut_views(plan& p) {
   p.views = std::move(views);
 }
 
-}  // namespace
+// ------------------------------------------------------------ candidates
 
-plan select_tests(const sample_block& s0, const sample_block& s1, const tradeoff& claim,
-                  const select_options& opt) {
+/// Every candidate event of the selection split and the families they
+/// belong to.
+struct candidate_pool {
+  std::vector<family> fams;
+  std::vector<candidate> cands;
+  bool categorical = false;
+};
+
+/// Throws unless the two sides can be audited against each other at
+/// opt.confidence.
+void check_selection_inputs(const sample_block& s0, const sample_block& s1,
+                            const select_options& opt) {
   if (s0.type != s1.type || (s0.type == output_type::real && s0.dim != s1.dim)) {
     throw std::invalid_argument("select_tests: the two sides have different output types");
   }
@@ -1027,17 +1038,22 @@ plan select_tests(const sample_block& s0, const sample_block& s1, const tradeoff
     throw std::invalid_argument("select_tests(confidence=" + fmt_num(opt.confidence) +
                                 "): must be in (0, 1)");
   }
+}
+
+/// A plan with no test yet: output type, selection sizes and confidence.
+plan empty_plan(const sample_block& s0, const sample_block& s1, const select_options& opt) {
   plan p;
   p.type = s0.type;
   p.dim = s0.type == output_type::real ? s0.dim : 1;
   p.selection[0] = s0.size();
   p.selection[1] = s1.size();
   p.confidence = opt.confidence;
-  if (opt.n_eval[0] == 0 || opt.n_eval[1] == 0) return p;
+  return p;
+}
 
+/// `share`: the primary tests' share of the error budget 1 - confidence.
+context planning_context(const tradeoff& claim, const select_options& opt, double share) {
   const double g = 1.0 - opt.confidence;
-  const int C = std::max(0, opt.curve_tests);
-  const double share = C > 0 ? opt.primary_share : 1.0;
   context cx;
   cx.claim = &claim;
   cx.delta = opt.delta;
@@ -1046,198 +1062,285 @@ plan select_tests(const sample_block& s0, const sample_block& s1, const tradeoff
   cx.g_plan = share * g * kWeightAssumed / 2.0;
   cx.z_plan = upper_quantile(cx.g_plan);
   cx.z_shrink = upper_quantile(kShrinkLevel);
+  return cx;
+}
 
-  std::vector<family> fams;
-  std::vector<candidate> cands;
-  if (s0.type == output_type::categorical) {
-    keyed_family(view::kind::categories, "output", s0.cat, s1.cat, fams, cands, opt.category_name);
-  } else {
-    const std::size_t d = s0.dim;
-    std::vector<std::vector<double>> tree_cuts(d);
-    std::vector<sorted_column> cols(d >= 2 ? d : 0);
-    for (std::size_t j = 0; j < d; ++j) {
-      const std::string label = d == 1 ? "output" : "coordinate " + std::to_string(j);
-      sorted_column col = sort_column(s0, s1, j);
-      threshold_family(col, j, label, fams, cands);
-      bins_family(col, j, label, fams, cands);
-      if (d >= 2) {
-        tree_cuts[j] = cut_points(col.poolA, kTreeCuts);
-        cols[j].poolA = std::move(col.poolA);
-      }
-      if (opt.bit_features) {
-        std::vector<std::int64_t> k0(s0.size()), k1(s1.size());
-        for (std::size_t i = 0; i < k0.size(); ++i) k0[i] = bit_key(s0.real[i * d + j]);
-        for (std::size_t i = 0; i < k1.size(); ++i) k1[i] = bit_key(s1.real[i * d + j]);
-        keyed_family(view::kind::bits, "bit cell of " + label, k0, k1, fams, cands);
-      }
-    }
+/// IEEE-754 bit-pattern cells of coordinate j (select_options::bit_features).
+void bit_family(const sample_block& s0, const sample_block& s1, std::size_t j,
+                const std::string& label, candidate_pool& pool) {
+  const std::size_t d = s0.dim;
+  std::vector<std::int64_t> k0(s0.size()), k1(s1.size());
+  for (std::size_t i = 0; i < k0.size(); ++i) k0[i] = bit_key(s0.real[i * d + j]);
+  for (std::size_t i = 0; i < k1.size(); ++i) k1[i] = bit_key(s1.real[i * d + j]);
+  keyed_family(view::kind::bits, "bit cell of " + label, k0, k1, pool.fams, pool.cands);
+}
+
+/// Thresholds and bins of each coordinate (and their bit cells); for vector
+/// outputs also the tree and the pattern families.
+void real_families(const sample_block& s0, const sample_block& s1, const select_options& opt,
+                   candidate_pool& pool) {
+  const std::size_t d = s0.dim;
+  std::vector<std::vector<double>> tree_cuts(d);
+  std::vector<sorted_column> cols(d >= 2 ? d : 0);
+  for (std::size_t j = 0; j < d; ++j) {
+    const std::string label = d == 1 ? "output" : "coordinate " + std::to_string(j);
+    sorted_column col = sort_column(s0, s1, j);
+    threshold_family(col, j, label, pool.fams, pool.cands);
+    bins_family(col, j, label, pool.fams, pool.cands);
     if (d >= 2) {
-      tree_family(s0, s1, opt.max_tree_samples, tree_cuts, fams, cands);
-      pattern_family(s0, s1, cols, fams, cands);
+      tree_cuts[j] = cut_points(col.poolA, kTreeCuts);
+      cols[j].poolA = std::move(col.poolA);
     }
+    if (opt.bit_features) bit_family(s0, s1, j, label, pool);
   }
-  if (cands.empty()) return p;
-  for (auto& c : cands) score_approx(c, cx);
+  if (d >= 2) {
+    tree_family(s0, s1, opt.max_tree_samples, tree_cuts, pool.fams, pool.cands);
+    pattern_family(s0, s1, cols, pool.fams, pool.cands);
+  }
+}
 
-  // Finalists per objective, re-scored exactly.
-  auto top = [&](auto key) {
-    std::vector<std::size_t> ix(cands.size());
-    std::iota(ix.begin(), ix.end(), 0);
-    const std::size_t k = std::min<std::size_t>(kFinalists, ix.size());
-    std::partial_sort(
-        ix.begin(), ix.begin() + static_cast<std::ptrdiff_t>(k), ix.end(),
-        [&](std::size_t a, std::size_t b) { return key(cands[a].approx) > key(cands[b].approx); });
-    ix.resize(k);
-    for (auto i : ix) score_exact(cands[i], cx);
-    auto adj = [&](std::size_t i) {
-      const double v = key(cands[i].exact);
-      const bool simple =
-          s0.type == output_type::categorical || fams[cands[i].fam].k == family::kind::threshold;
-      return simple || !std::isfinite(v) ? v : v - kSimplicity * std::fabs(v);
-    };
-    std::stable_sort(ix.begin(), ix.end(),
-                     [&](std::size_t a, std::size_t b) { return adj(a) > adj(b); });
-    return ix;
-  };
-  struct pick_t {
-    std::size_t first;
-    std::string second;
-    double weight;
-  };
-  std::vector<pick_t> chosen;
-  auto take = [&](std::size_t i, const std::string& role, double w) {
-    for (auto& c : chosen) {
-      if (c.first == i) {
-        if (role != "curve" && c.second.find(role) == std::string::npos) {
-          c.second += "+" + role;
+candidate_pool gather_candidates(const sample_block& s0, const sample_block& s1,
+                                 const select_options& opt) {
+  candidate_pool pool;
+  pool.categorical = s0.type == output_type::categorical;
+  if (pool.categorical) {
+    keyed_family(view::kind::categories, "output", s0.cat, s1.cat, pool.fams, pool.cands,
+                 opt.category_name);
+  } else {
+    real_families(s0, s1, opt, pool);
+  }
+  return pool;
+}
+
+// ------------------------------------------------------------ choosing
+
+/// A candidate chosen as a test: its roles (joined by '+') and the sum of
+/// their weights in the primary error budget.
+struct chosen_test {
+  std::size_t cand;
+  std::string role;
+  double weight;
+};
+
+/// The chosen tests, in the order they were chosen.
+struct chosen_tests {
+  std::vector<chosen_test> list;
+
+  /// Chooses candidate i for `role`; a candidate already chosen only gains
+  /// the role and its weight (a curve test adds neither). True if i is new.
+  bool take(std::size_t i, const std::string& role, double w) {
+    for (auto& c : list) {
+      if (c.cand == i) {
+        if (role != "curve" && c.role.find(role) == std::string::npos) {
+          c.role += "+" + role;
           c.weight += w;
         }
         return false;
       }
     }
-    chosen.push_back({i, role, w});
+    list.push_back({i, role, w});
     return true;
-  };
-  // Two candidates are the same test when their counts agree directly or
-  // through the mirror (the complement event of the other ordering).
-  // (Frequencies are compared: families count on different halves.)
-  auto distinct = [&](const candidate& a, const candidate& b) {
-    auto far = [](std::uint64_t x, std::uint64_t nx, std::uint64_t y, std::uint64_t ny) {
-      const double u = static_cast<double>(x) / static_cast<double>(nx),
-                   v = static_cast<double>(y) / static_cast<double>(ny);
-      return std::fabs(u - v) > 0.25 * std::max(u, v) + 2.0 / static_cast<double>(std::min(nx, ny));
-    };
-    const bool direct =
-        a.ordering != b.ordering || far(a.kP, a.nP, b.kP, b.nP) || far(a.kQ, a.nQ, b.kQ, b.nQ);
-    const bool mirror = a.ordering == b.ordering || far(a.kP, a.nP, b.nQ - b.kQ, b.nQ) ||
-                        far(a.kQ, a.nQ, b.nP - b.kP, b.nP);
-    return direct && mirror;
-  };
-  {
-    const auto e = top([](const objectives& o) { return o.eps; });
-    if (!e.empty()) {
-      take(e[0], "epsilon", kWeightEps1);
-      // The hedge: the best of the highest-ranked candidates (by the
-      // approximate score, over all candidates) that are a different test.
-      std::vector<std::size_t> ix(cands.size());
-      std::iota(ix.begin(), ix.end(), 0);
-      std::stable_sort(ix.begin(), ix.end(), [&](std::size_t a, std::size_t b) {
-        return cands[a].approx.eps > cands[b].approx.eps;
-      });
-      std::vector<std::size_t> alt;
-      for (auto i : ix) {
-        if (alt.size() >= kFinalists / 2 || !std::isfinite(cands[i].approx.eps)) break;
-        if (distinct(cands[i], cands[e[0]])) alt.push_back(i);
-      }
-      for (auto i : alt) score_exact(cands[i], cx);
-      std::stable_sort(alt.begin(), alt.end(), [&](std::size_t a, std::size_t b) {
-        return cands[a].exact.eps > cands[b].exact.eps;
-      });
-      if (!alt.empty()) take(alt[0], "epsilon", kWeightEps2);
-    }
-    // The best test for mu and for the claim; a test already chosen serves
-    // instead when it is nearly as good (one test, pooled budget).
-    auto reuse = [&](auto key, double best, double tol) -> long {
-      for (const auto& ch : chosen) {
-        score_exact(cands[ch.first], cx);
-        if (key(cands[ch.first].exact) >= best - tol) return static_cast<long>(ch.first);
-      }
-      return -1;
-    };
-    auto mu_key = [](const objectives& o) { return o.mu; };
-    const auto m = top(mu_key);
-    if (!m.empty()) {
-      const double b = cands[m[0]].exact.mu;
-      const long r = std::isfinite(b) ? reuse(mu_key, b, 0.05 * std::fabs(b)) : -1;
-      take(r >= 0 ? static_cast<std::size_t>(r) : m[0], "mu", kWeightMu);
-    }
-    auto margin_key = [](const objectives& o) { return o.margin; };
-    const auto c = top(margin_key);
-    if (!c.empty()) {
-      const double b = cands[c[0]].exact.margin;
-      const long r = std::isfinite(b) ? reuse(margin_key, b, 0.1 * std::fabs(b) + 0.005) : -1;
-      take(r >= 0 ? static_cast<std::size_t>(r) : c[0], "claim", kWeightClaim);
-    }
   }
-  const std::size_t K = chosen.size();
+};
 
-  // Curve tests: hull vertices of the selection estimates.
-  if (C > 0) {
-    // Points of every candidate and of its mirror (index + cands.size()).
-    const std::size_t nc = cands.size();
-    std::vector<double> hx(2 * nc), hy(2 * nc);
-    for (std::size_t i = 0; i < nc; ++i) {
-      hx[i] = static_cast<double>(cands[i].kP) / static_cast<double>(cands[i].nP);
-      hy[i] = 1.0 - static_cast<double>(cands[i].kQ) / static_cast<double>(cands[i].nQ);
-      hx[nc + i] = hy[i];
-      hy[nc + i] = hx[i];
-    }
-    auto hull = lower_hull(hx, hy);
-    std::vector<std::size_t> pick;
-    if (hull.size() <= static_cast<std::size_t>(C)) {
-      pick = hull;
-    } else {
-      std::set<std::size_t> sel;
-      const std::size_t half = static_cast<std::size_t>(C) / 2;
-      for (std::size_t i = 0; i < half; ++i)
-        sel.insert(i * (hull.size() - 1) / std::max<std::size_t>(1, half - 1));
-      double amin = 1.0;
-      for (auto i : hull) {
-        if (hx[i] > 0) amin = std::min(amin, hx[i]);
-      }
-      const std::size_t rest = static_cast<std::size_t>(C) - half;
-      for (std::size_t i = 0; i < rest && sel.size() < static_cast<std::size_t>(C); ++i) {
-        const double target = std::exp(
-            std::log(amin) * (1.0 - static_cast<double>(i) / std::max<std::size_t>(1, rest - 1)));
-        std::size_t best = 0;
-        double bd = kInf;
-        for (std::size_t h = 0; h < hull.size(); ++h) {
-          const double dd =
-              std::fabs(std::log(std::max(hx[hull[h]], amin * 1e-3)) - std::log(target));
-          if (dd < bd) bd = dd, best = h;
-        }
-        sel.insert(best);
-      }
-      for (auto h : sel) pick.push_back(hull[h]);
-    }
-    int taken = 0;
-    for (auto i : pick) {
-      if (taken < C && take(i % nc, "curve", 0.0)) ++taken;
-    }
+/// Finalists of one objective: the kFinalists best candidates by the
+/// approximate score `key`, re-scored exactly, best first (non-threshold
+/// events on real outputs handicapped by kSimplicity).
+template <class Key>
+std::vector<std::size_t> finalists(candidate_pool& pool, const context& cx, Key key) {
+  auto& cands = pool.cands;
+  std::vector<std::size_t> ix(cands.size());
+  std::iota(ix.begin(), ix.end(), 0);
+  const std::size_t k = std::min<std::size_t>(kFinalists, ix.size());
+  std::partial_sort(
+      ix.begin(), ix.begin() + static_cast<std::ptrdiff_t>(k), ix.end(),
+      [&](std::size_t a, std::size_t b) { return key(cands[a].approx) > key(cands[b].approx); });
+  ix.resize(k);
+  for (auto i : ix) score_exact(cands[i], cx);
+  auto adj = [&](std::size_t i) {
+    const double v = key(cands[i].exact);
+    const bool simple = pool.categorical || pool.fams[cands[i].fam].k == family::kind::threshold;
+    return simple || !std::isfinite(v) ? v : v - kSimplicity * std::fabs(v);
+  };
+  std::stable_sort(ix.begin(), ix.end(),
+                   [&](std::size_t a, std::size_t b) { return adj(a) > adj(b); });
+  return ix;
+}
+
+/// Frequencies x / nx and y / ny differ by more than a quarter of the larger
+/// (plus 2 / min(nx, ny)).
+bool far_apart(std::uint64_t x, std::uint64_t nx, std::uint64_t y, std::uint64_t ny) {
+  const double u = static_cast<double>(x) / static_cast<double>(nx),
+               v = static_cast<double>(y) / static_cast<double>(ny);
+  return std::fabs(u - v) > 0.25 * std::max(u, v) + 2.0 / static_cast<double>(std::min(nx, ny));
+}
+
+/// Two candidates are the same test when their counts agree directly or
+/// through the mirror (the complement event of the other ordering).
+/// (Frequencies are compared: families count on different halves.)
+bool distinct_tests(const candidate& a, const candidate& b) {
+  const bool direct = a.ordering != b.ordering || far_apart(a.kP, a.nP, b.kP, b.nP) ||
+                      far_apart(a.kQ, a.nQ, b.kQ, b.nQ);
+  const bool mirror = a.ordering == b.ordering || far_apart(a.kP, a.nP, b.nQ - b.kQ, b.nQ) ||
+                      far_apart(a.kQ, a.nQ, b.nP - b.kP, b.nP);
+  return direct && mirror;
+}
+
+/// The hedge against selection noise for the epsilon test `best`: the best
+/// of the highest-ranked candidates (by the approximate score, over all
+/// candidates) that are a different test.
+std::optional<std::size_t> epsilon_hedge(candidate_pool& pool, const context& cx,
+                                         std::size_t best) {
+  auto& cands = pool.cands;
+  std::vector<std::size_t> ix(cands.size());
+  std::iota(ix.begin(), ix.end(), 0);
+  std::stable_sort(ix.begin(), ix.end(), [&](std::size_t a, std::size_t b) {
+    return cands[a].approx.eps > cands[b].approx.eps;
+  });
+  std::vector<std::size_t> alt;
+  for (auto i : ix) {
+    if (alt.size() >= kFinalists / 2 || !std::isfinite(cands[i].approx.eps)) break;
+    if (distinct_tests(cands[i], cands[best])) alt.push_back(i);
   }
+  for (auto i : alt) score_exact(cands[i], cx);
+  std::stable_sort(alt.begin(), alt.end(), [&](std::size_t a, std::size_t b) {
+    return cands[a].exact.eps > cands[b].exact.eps;
+  });
+  if (alt.empty()) return std::nullopt;
+  return alt[0];
+}
 
-  // Build the views and masks.
+void choose_epsilon_tests(candidate_pool& pool, const context& cx, chosen_tests& chosen) {
+  const auto e = finalists(pool, cx, [](const objectives& o) { return o.eps; });
+  if (e.empty()) return;
+  chosen.take(e[0], "epsilon", kWeightEps1);
+  if (const auto alt = epsilon_hedge(pool, cx, e[0])) chosen.take(*alt, "epsilon", kWeightEps2);
+}
+
+/// The first test already chosen that scores at least best - tol by `key`.
+template <class Key>
+std::optional<std::size_t> reusable(const chosen_tests& chosen, candidate_pool& pool,
+                                    const context& cx, Key key, double best, double tol) {
+  for (const auto& ch : chosen.list) {
+    score_exact(pool.cands[ch.cand], cx);
+    if (key(pool.cands[ch.cand].exact) >= best - tol) return ch.cand;
+  }
+  return std::nullopt;
+}
+
+/// The best test for one objective; a test already chosen serves instead
+/// when it is nearly as good, within tolerance(best) (one test, pooled
+/// budget).
+template <class Key, class Tolerance>
+void choose_or_reuse(candidate_pool& pool, const context& cx, chosen_tests& chosen, Key key,
+                     Tolerance tolerance, const std::string& role, double weight) {
+  const auto top = finalists(pool, cx, key);
+  if (top.empty()) return;
+  const double b = key(pool.cands[top[0]].exact);
+  std::optional<std::size_t> r;
+  if (std::isfinite(b)) r = reusable(chosen, pool, cx, key, b, tolerance(b));
+  chosen.take(r ? *r : top[0], role, weight);
+}
+
+/// Primary tests: the best for epsilon and its hedge, the best for mu and
+/// the best for the claim (the weights are their shares of the budget).
+void choose_primary_tests(candidate_pool& pool, const context& cx, chosen_tests& chosen) {
+  choose_epsilon_tests(pool, cx, chosen);
+  const auto mu = [](const objectives& o) { return o.mu; };
+  const auto within_5_percent = [](double best) { return 0.05 * std::fabs(best); };
+  choose_or_reuse(pool, cx, chosen, mu, within_5_percent, "mu", kWeightMu);
+  const auto margin = [](const objectives& o) { return o.margin; };
+  const auto within_10_percent = [](double best) { return 0.1 * std::fabs(best) + 0.005; };
+  choose_or_reuse(pool, cx, chosen, margin, within_10_percent, "claim", kWeightClaim);
+}
+
+/// Selection estimates (alpha, beta) of every candidate, then of its mirror
+/// (at index + cands.size()).
+struct estimate_points {
+  std::vector<double> x, y;
+};
+
+estimate_points selection_estimates(const std::vector<candidate>& cands) {
+  const std::size_t nc = cands.size();
+  estimate_points pts;
+  pts.x.resize(2 * nc);
+  pts.y.resize(2 * nc);
+  for (std::size_t i = 0; i < nc; ++i) {
+    pts.x[i] = static_cast<double>(cands[i].kP) / static_cast<double>(cands[i].nP);
+    pts.y[i] = 1.0 - static_cast<double>(cands[i].kQ) / static_cast<double>(cands[i].nQ);
+    pts.x[nc + i] = pts.y[i];
+    pts.y[nc + i] = pts.x[i];
+  }
+  return pts;
+}
+
+/// Positions on the hull of the vertex nearest to each of `count` alphas,
+/// log-spaced from the smallest positive alpha of the hull up to 1, until
+/// `limit` positions are selected.
+void add_log_spaced(const std::vector<std::size_t>& hull, const std::vector<double>& hx,
+                    std::size_t count, std::size_t limit, std::set<std::size_t>& sel) {
+  double amin = 1.0;
+  for (auto i : hull) {
+    if (hx[i] > 0) amin = std::min(amin, hx[i]);
+  }
+  for (std::size_t i = 0; i < count && sel.size() < limit; ++i) {
+    const double target = std::exp(
+        std::log(amin) * (1.0 - static_cast<double>(i) / std::max<std::size_t>(1, count - 1)));
+    std::size_t best = 0;
+    double bd = kInf;
+    for (std::size_t h = 0; h < hull.size(); ++h) {
+      const double dd = std::fabs(std::log(std::max(hx[hull[h]], amin * 1e-3)) - std::log(target));
+      if (dd < bd) bd = dd, best = h;
+    }
+    sel.insert(best);
+  }
+}
+
+/// At most C vertices of the hull (point indices), spread over alpha: half
+/// evenly along the hull, the rest log-spaced in alpha.
+std::vector<std::size_t> spread_over_alpha(const std::vector<std::size_t>& hull,
+                                           const std::vector<double>& hx, std::size_t C) {
+  if (hull.size() <= C) return hull;
+  std::set<std::size_t> sel;
+  const std::size_t half = C / 2;
+  for (std::size_t i = 0; i < half; ++i)
+    sel.insert(i * (hull.size() - 1) / std::max<std::size_t>(1, half - 1));
+  add_log_spaced(hull, hx, C - half, C, sel);
+  std::vector<std::size_t> pick;
+  for (auto h : sel) pick.push_back(hull[h]);
+  return pick;
+}
+
+/// Curve tests: up to C vertices of the lower convex hull of the selection
+/// estimates (candidates and their mirrors); a vertex already chosen as a
+/// test does not count.
+void choose_curve_tests(const candidate_pool& pool, int C, chosen_tests& chosen) {
+  const std::size_t nc = pool.cands.size();
+  const estimate_points pts = selection_estimates(pool.cands);
+  const auto pick = spread_over_alpha(lower_hull(pts.x, pts.y), pts.x, static_cast<std::size_t>(C));
+  int taken = 0;
+  for (auto i : pick) {
+    if (taken < C && chosen.take(i % nc, "curve", 0.0)) ++taken;
+  }
+}
+
+// ------------------------------------------------------------ the plan
+
+/// One view per family of a chosen test (a threshold family's cut at the
+/// chosen thresholds only), appended to p.views; returns each family's view.
+std::map<std::uint32_t, std::size_t> add_views(const candidate_pool& pool,
+                                               const chosen_tests& chosen, plan& p) {
   std::map<std::uint32_t, std::size_t> view_of;
   std::map<std::uint32_t, std::vector<double>> thresholds;
-  for (const auto& ch : chosen) {
-    const auto& c = cands[ch.first];
-    if (fams[c.fam].k == family::kind::threshold) thresholds[c.fam].push_back(c.t);
+  for (const auto& ch : chosen.list) {
+    const auto& c = pool.cands[ch.cand];
+    if (pool.fams[c.fam].k == family::kind::threshold) thresholds[c.fam].push_back(c.t);
   }
-  for (const auto& ch : chosen) {
-    const auto fi = cands[ch.first].fam;
+  for (const auto& ch : chosen.list) {
+    const auto fi = pool.cands[ch.cand].fam;
     if (view_of.count(fi)) continue;
-    view v = fams[fi].proto;
-    if (fams[fi].k == family::kind::threshold) {
+    view v = pool.fams[fi].proto;
+    if (pool.fams[fi].k == family::kind::threshold) {
       auto ts = thresholds[fi];
       std::sort(ts.begin(), ts.end());
       ts.erase(std::unique(ts.begin(), ts.end()), ts.end());
@@ -1247,58 +1350,110 @@ plan select_tests(const sample_block& s0, const sample_block& s1, const tradeoff
     view_of[fi] = p.views.size();
     p.views.push_back(std::move(v));
   }
-  const std::size_t Kc = chosen.size() - K;
-  const double share_used = Kc > 0 ? share : 1.0;
-  double wsum = 0;
-  for (const auto& ch : chosen) wsum += ch.weight;
-  const double g_curve = Kc > 0 ? (1.0 - share_used) * g / (4.0 * static_cast<double>(Kc)) : 0.0;
-  for (const auto& ch : chosen) {
-    const std::size_t i = ch.first;
-    const std::string& role = ch.second;
-    const auto& c = cands[i];
-    const family& f = fams[c.fam];
-    test t;
-    t.view = view_of[c.fam];
-    const view& v = p.views[t.view];
-    t.in.assign(v.cells(), 0);
-    switch (f.k) {
-      case family::kind::threshold: {
-        const auto ix = static_cast<std::size_t>(
-            std::lower_bound(v.cuts.begin(), v.cuts.end(), c.t) - v.cuts.begin());
-        for (std::size_t cell = 0; cell < t.in.size(); ++cell) {
-          t.in[cell] = c.flag ? (cell <= ix) : (cell > ix);
-        }
-        t.description = v.label + (c.flag ? " <= " : " > ") + fmt_num(c.t);
-        t.complement = v.label + (c.flag ? " > " : " <= ") + fmt_num(c.t);
-        break;
+  return view_of;
+}
+
+/// The level of each one-sided bound (select.hpp, "Error budget").
+struct error_levels {
+  double g = 0;           ///< 1 - confidence
+  double share = 1;       ///< the primary tests' share of g
+  double weight_sum = 0;  ///< of all chosen tests
+  double curve = 0;       ///< each bound of a curve test
+
+  double primary(double weight) const { return share * g * weight / (2.0 * weight_sum); }
+};
+
+/// `primary`: how many of the chosen tests are primary (they come first).
+error_levels levels_of(const chosen_tests& chosen, std::size_t primary, double g, double share) {
+  const std::size_t Kc = chosen.list.size() - primary;
+  error_levels lv;
+  lv.g = g;
+  lv.share = Kc > 0 ? share : 1.0;
+  for (const auto& ch : chosen.list) lv.weight_sum += ch.weight;
+  lv.curve = Kc > 0 ? (1.0 - lv.share) * g / (4.0 * static_cast<double>(Kc)) : 0.0;
+  return lv;
+}
+
+/// The cells of candidate c on its view v (t.in) and the event in words,
+/// with its complement's.
+void describe_event(const candidate& c, const family& f, const view& v,
+                    const std::function<std::string(std::int64_t)>& name, test& t) {
+  t.in.assign(v.cells(), 0);
+  switch (f.k) {
+    case family::kind::threshold: {
+      const auto ix = static_cast<std::size_t>(std::lower_bound(v.cuts.begin(), v.cuts.end(), c.t) -
+                                               v.cuts.begin());
+      for (std::size_t cell = 0; cell < t.in.size(); ++cell) {
+        t.in[cell] = c.flag ? (cell <= ix) : (cell > ix);
       }
-      case family::kind::subsets: {
-        for (std::size_t cell = 0; cell + 1 < t.in.size(); ++cell)
-          t.in[cell] = (c.param >> cell) & 1;
-        t.description = describe_cells(v, t.in, opt.category_name);
-        break;
-      }
-      case family::kind::prefix: {
-        std::vector<std::uint8_t> pre(v.cells(), 0);
-        for (std::size_t j = 0; j < c.param; ++j) pre[f.order[j]] = 1;
-        for (std::size_t cell = 0; cell < t.in.size(); ++cell)
-          t.in[cell] = c.flag ? pre[cell] : !pre[cell];
-        t.description = describe_cells(v, t.in, opt.category_name);
-        break;
-      }
+      t.description = v.label + (c.flag ? " <= " : " > ") + fmt_num(c.t);
+      t.complement = v.label + (c.flag ? " > " : " <= ") + fmt_num(c.t);
+      break;
     }
-    if (t.complement.empty()) {
-      std::vector<std::uint8_t> comp(t.in.size());
-      for (std::size_t cell = 0; cell < comp.size(); ++cell) comp[cell] = !t.in[cell];
-      t.complement = describe_cells(v, comp, opt.category_name);
+    case family::kind::subsets: {
+      for (std::size_t cell = 0; cell + 1 < t.in.size(); ++cell) t.in[cell] = (c.param >> cell) & 1;
+      t.description = describe_cells(v, t.in, name);
+      break;
     }
-    t.ordering = c.ordering;
-    t.role = role;
-    t.band = role == "curve";
-    t.gamma = t.band ? g_curve : share_used * g * ch.weight / (2.0 * wsum);
-    t.sel_alpha = static_cast<double>(c.kP) / static_cast<double>(c.nP);
-    t.sel_beta = 1.0 - static_cast<double>(c.kQ) / static_cast<double>(c.nQ);
-    p.tests.push_back(std::move(t));
+    case family::kind::prefix: {
+      std::vector<std::uint8_t> pre(v.cells(), 0);
+      for (std::size_t j = 0; j < c.param; ++j) pre[f.order[j]] = 1;
+      for (std::size_t cell = 0; cell < t.in.size(); ++cell)
+        t.in[cell] = c.flag ? pre[cell] : !pre[cell];
+      t.description = describe_cells(v, t.in, name);
+      break;
+    }
+  }
+  if (t.complement.empty()) {
+    std::vector<std::uint8_t> comp(t.in.size());
+    for (std::size_t cell = 0; cell < comp.size(); ++cell) comp[cell] = !t.in[cell];
+    t.complement = describe_cells(v, comp, name);
+  }
+}
+
+/// The test of a chosen candidate, on view `vi` of p.
+test make_test(const chosen_test& ch, const candidate_pool& pool, const plan& p, std::size_t vi,
+               const select_options& opt, const error_levels& lv) {
+  const auto& c = pool.cands[ch.cand];
+  test t;
+  t.view = vi;
+  describe_event(c, pool.fams[c.fam], p.views[vi], opt.category_name, t);
+  t.ordering = c.ordering;
+  t.role = ch.role;
+  t.band = ch.role == "curve";
+  t.gamma = t.band ? lv.curve : lv.primary(ch.weight);
+  t.sel_alpha = static_cast<double>(c.kP) / static_cast<double>(c.nP);
+  t.sel_beta = 1.0 - static_cast<double>(c.kQ) / static_cast<double>(c.nQ);
+  return t;
+}
+
+}  // namespace
+
+plan select_tests(const sample_block& s0, const sample_block& s1, const tradeoff& claim,
+                  const select_options& opt) {
+  check_selection_inputs(s0, s1, opt);
+  plan p = empty_plan(s0, s1, opt);
+  if (opt.n_eval[0] == 0 || opt.n_eval[1] == 0) return p;
+
+  const double g = 1.0 - opt.confidence;
+  const int C = std::max(0, opt.curve_tests);
+  const double share = C > 0 ? opt.primary_share : 1.0;
+  const context cx = planning_context(claim, opt, share);
+
+  candidate_pool pool = gather_candidates(s0, s1, opt);
+  if (pool.cands.empty()) return p;
+  for (auto& c : pool.cands) score_approx(c, cx);
+
+  chosen_tests chosen;
+  choose_primary_tests(pool, cx, chosen);
+  const std::size_t K = chosen.list.size();
+  if (C > 0) choose_curve_tests(pool, C, chosen);
+
+  const auto view_of = add_views(pool, chosen, p);
+  const error_levels lv = levels_of(chosen, K, g, share);
+  for (const auto& ch : chosen.list) {
+    const std::size_t vi = view_of.at(pool.cands[ch.cand].fam);
+    p.tests.push_back(make_test(ch, pool, p, vi, opt, lv));
   }
   compact_cut_views(p);
   for (auto& v : p.views) v.prepare();
