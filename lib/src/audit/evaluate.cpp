@@ -10,7 +10,7 @@
 
 #include "fdp/audit/binomial.hpp"
 #include "fdp/core/normal.hpp"
-#include "margins.hpp"
+#include "audit/margins.hpp"
 
 namespace fdp::audit {
 namespace {

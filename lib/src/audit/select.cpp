@@ -15,7 +15,7 @@
 #include <unordered_map>
 
 #include "fdp/audit/binomial.hpp"
-#include "margins.hpp"
+#include "audit/margins.hpp"
 #include "fdp/core/normal.hpp"
 
 namespace fdp::audit {

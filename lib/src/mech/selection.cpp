@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "fdp/core/error.hpp"
-#include "quadrature.hpp"
+#include "mech/quadrature.hpp"
 
 namespace fdp::mech {
 

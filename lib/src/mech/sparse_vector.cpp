@@ -5,7 +5,7 @@
 
 #include "fdp/core/error.hpp"
 #include "fdp/mech/accuracy.hpp"
-#include "quadrature.hpp"
+#include "mech/quadrature.hpp"
 
 namespace fdp::mech {
 
