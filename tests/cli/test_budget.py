@@ -39,11 +39,11 @@ def run(fdp, *args, env=None):
     return p.returncode, p.stdout, p.stderr
 
 
-def run_json(fdp, *args):
+def run_json(fdp, *args, expect_code=0):
     code, out, err = run(fdp, *args, "--json")
     what = "fdp " + " ".join(args) + " --json"
-    if code != 0:
-        fail("%s: exit %d, stderr %r" % (what, code, err))
+    if code != expect_code:
+        fail("%s: exit %d (expected %d), stderr %r" % (what, code, expect_code, err))
         return None
     try:
         return json.loads(out)
@@ -52,11 +52,14 @@ def run_json(fdp, *args):
         return None
 
 
-def expect_bad(fdp, args, needle=None, env=None):
+EXIT_REFUSED = 4  # a ledger add refused / a check answering "NOT affordable"
+
+
+def expect_bad(fdp, args, needle=None, env=None, expect_code=2):
     code, out, err = run(fdp, *args, env=env)
     what = "fdp " + " ".join(args)
-    if code != 2:
-        fail("%s: expected exit 2, got %d (stderr %r)" % (what, code, err))
+    if code != expect_code:
+        fail("%s: expected exit %d, got %d (stderr %r)" % (what, expect_code, code, err))
         return ""
     if out.strip():
         fail("%s: expected nothing on stdout, got %r" % (what, out[:200]))
@@ -221,13 +224,14 @@ def test_ledger(fdp, tmp):
     st = run_json(fdp, "ledger", "status", L)
     if st and j and (st["spent"] != j["spent"] or st["entries"] != 3):
         fail("ledger status after reload differs from add: %r vs %r" % (st, j))
-    chk = run_json(fdp, "ledger", "check", L, "laplace:b=0.2")
+    chk = run_json(fdp, "ledger", "check", L, "laplace:b=0.2", expect_code=EXIT_REFUSED)
     if chk and chk["affordable"] is not False:
         fail("ledger check: %r" % chk)
     # refusal: message with spent and requested; file unchanged; all or nothing
     with open(L) as f:
         before = f.read()
-    err = expect_bad(fdp, ["ledger", "add", L, "laplace:b=100", "laplace:b=0.2"], "over budget")
+    err = expect_bad(fdp, ["ledger", "add", L, "laplace:b=100", "laplace:b=0.2"], "over budget",
+                     expect_code=EXIT_REFUSED)
     for needle in ("spent epsilon", "budget epsilon 3", "laplace:b=0.2", "nothing was recorded"):
         if needle not in err:
             fail("ledger refusal message lacks %r: %r" % (needle, err))
@@ -238,10 +242,10 @@ def test_ledger(fdp, tmp):
     # refused / not affordable without composing (that asked for a grid of
     # 4e8 points and failed with exit 1)
     big = "epsdelta:eps=1,delta=1e-5,times=100000000"
-    err = expect_bad(fdp, ["ledger", "add", L, big], "infinite privacy loss")
+    err = expect_bad(fdp, ["ledger", "add", L, big], "infinite privacy loss", expect_code=EXIT_REFUSED)
     if "nothing was recorded" not in err:
         fail("ledger: infinite-loss refusal message: %r" % err)
-    chk = run_json(fdp, "ledger", "check", L, "gdp:mu=1", big + "0000")
+    chk = run_json(fdp, "ledger", "check", L, "gdp:mu=1", big + "0000", expect_code=EXIT_REFUSED)
     if chk and (chk["affordable"] is not False or chk["after"]["lower"] is not None):
         fail("ledger check with mass at infinite loss: %r" % chk)
     with open(L) as f:

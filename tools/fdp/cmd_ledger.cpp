@@ -12,6 +12,10 @@
 namespace fdp::cli {
 namespace {
 
+// 'add' refused (over budget) and 'check' answering "NOT affordable": not a
+// success (0), not bad input (2): a script can tell the three apart.
+constexpr int kExitRefused = 4;
+
 json status_json(const accountant& a, const std::string& file) {
   const interval s = a.spent();
   json out;
@@ -70,6 +74,7 @@ int run_ledger(const args& a) {
     only(a, sub, {"budget-eps", "delta", "grid-step", "tolerance", "force", "json"});
     if (pos.size() != 2) throw usage_error("usage: fdp ledger init --budget-eps E --delta D FILE");
     const std::string file = pos[1];
+    const ledger_lock lock(file);  // (two inits of one file: the second sees the first's)
     if (file_exists(file) && !a.flag("force")) {
       throw usage_error("ledger file '" + file + "' already exists (use --force to replace it)");
     }
@@ -89,11 +94,19 @@ int run_ledger(const args& a) {
     only(a, sub, {"json"});
     if (pos.size() < 3) throw usage_error("usage: fdp ledger add FILE SPEC...");
     const std::string file = pos[1];
+    // Held from the read to the write: concurrent adds serialize, each
+    // counting the entries of those before it against the budget.
+    const ledger_lock lock(file);
     accountant led = accountant::load(file);
     // every spec read first (a bad one is named even after one over budget);
     // all or nothing: the file changes only if every spec fits
     for (std::size_t i = 2; i < pos.size(); ++i) led.validate(pos[i]);
-    for (std::size_t i = 2; i < pos.size(); ++i) led.add(pos[i]);
+    try {
+      for (std::size_t i = 2; i < pos.size(); ++i) led.add(pos[i]);
+    } catch (const budget_exceeded& e) {
+      std::cerr << "fdp ledger: " << e.what() << "\n";
+      return kExitRefused;
+    }
     led.save(file);
     if (js)
       print_json(status_json(led, file));
@@ -132,7 +145,7 @@ int run_ledger(const args& a) {
                 << ", " << fmt_up(after.upper) << "] (budget " << fmt(led.budget_epsilon())
                 << " at delta " << fmt(led.budget_delta()) << "); nothing recorded\n";
     }
-    return 0;
+    return ok ? 0 : kExitRefused;
   }
   if (sub == "status") {
     only(a, sub, {"json"});
@@ -156,17 +169,20 @@ FDP_REGISTER_COMMAND(command{
     "       fdp ledger status FILE [--json]\n"
     "       fdp ledger check FILE SPEC... [--json]\n\n"
     "A ledger records mechanisms (specs, in order) against a budget (E, D). 'add' composes\n"
-    "them with what is recorded and REFUSES (exit 2, nothing recorded, the message gives\n"
+    "them with what is recorded and REFUSES (exit 4, nothing recorded, the message gives\n"
     "the spent and requested budgets) when the certified epsilon at D would exceed E; with\n"
     "several specs it is all or nothing. 'check' answers whether specs would fit without\n"
-    "recording them. 'status' prints the certified spent bracket.\n"
+    "recording them (exit 0 if they would, 4 if not). 'status' prints the certified spent\n"
+    "bracket. Concurrent 'add's from any number of processes serialize on a lock file\n"
+    "(FILE.lock, left beside the ledger): none is lost, and the budget holds.\n"
     "The file is JSON with a SHA-256 checksum over its content: a truncated or hand-edited\n"
     "file is reported and not used. Saves are atomic (temporary file + fsync + rename).\n"
     "The guarantee is for the recorded sequence; see lib/include/fdp/budget/ledger.hpp on\n"
     "choosing mechanisms adaptively.\n\n"
     "examples:\n"
     "  fdp ledger init --budget-eps 3 --delta 1e-5 budget.json\n"
-    "  fdp ledger add budget.json laplace:b=10 gaussian:sigma=4,times=20\n"
+    "  fdp ledger add budget.json laplace:b=10 gaussian:sigma=8,times=20\n"
+    "  fdp ledger add budget.json gaussian:sigma=1,times=3     (refused: exit 4)\n"
     "  fdp ledger status budget.json --json\n",
     {{"budget-eps", true, false, "budget epsilon (init)"},
      {"delta", true, false, "budget delta (init)"},

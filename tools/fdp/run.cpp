@@ -23,7 +23,8 @@ void print_main_help() {
   std::cout << "\n"
             << fdp::cli::spec_kinds_text()
             << "\n"
-               "exit codes: 0 ok, 2 bad usage or input, 3 audit certified a violation, 1 other\n\n"
+               "exit codes: 0 ok, 2 bad usage or input, 3 audit certified a violation,\n"
+               "            4 ledger refused (over budget), 1 other\n\n"
                "example:\n"
                "  fdp compose subsampled-gaussian:sigma=1.1,q=0.004267,times=14063 --delta 1e-5\n";
 }

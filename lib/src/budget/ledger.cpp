@@ -631,6 +631,10 @@ void accountant::replay(
   if (!all_gaussian_ && !items.empty()) pld_.add_batch(items);
 }
 
+ledger_lock::ledger_lock(const std::string& ledger_path) : fd_(detail::lock_ledger(ledger_path)) {}
+
+ledger_lock::~ledger_lock() { detail::unlock_ledger(fd_); }
+
 void accountant::save(const std::string& path) const {
   const std::string doc = to_json();
   // A ledger that load() would refuse is not written (the old one stays).

@@ -1,6 +1,7 @@
 #include "budget/ledger_io.hpp"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -342,6 +343,30 @@ void write_all(int fd, const char* p, std::size_t n, const std::string& what) {
 namespace {
 std::atomic<write_hook> g_write_hook{nullptr};
 }  // namespace
+
+// (flock on a file of its own: the ledger itself is replaced by rename on
+// every save, and a lock on the old inode would not exclude a process that
+// opens the new one)
+int lock_ledger(const std::string& path) {
+  const std::string lock_path = path + ".lock";
+  const int fd = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    throw std::invalid_argument("ledger file '" + path + "': cannot create its lock file '" +
+                                lock_path + "' (" + std::strerror(errno) + ")");
+  }
+  while (::flock(fd, LOCK_EX) != 0) {
+    if (errno == EINTR) continue;
+    const int e = errno;
+    ::close(fd);
+    throw std::invalid_argument("ledger file '" + path + "': cannot lock '" + lock_path + "' (" +
+                                std::strerror(e) + ")");
+  }
+  return fd;
+}
+
+void unlock_ledger(int fd) {
+  if (fd >= 0) ::close(fd);  // (closing the descriptor releases the flock)
+}
 
 void set_atomic_write_hook(write_hook hook) { g_write_hook.store(hook); }
 

@@ -50,6 +50,11 @@ enum class write_point { mid_write, before_rename };
 using write_hook = void (*)(write_point);
 void set_atomic_write_hook(write_hook hook);
 
+/// Takes the exclusive lock of a ledger file (fdp::ledger_lock): returns the
+/// lock file's descriptor; unlock_ledger releases it.
+int lock_ledger(const std::string& path);
+void unlock_ledger(int fd);
+
 /// Reads a whole ledger file of at most kMaxLedgerBytes; throws
 /// std::invalid_argument naming the file.
 std::string read_file(const std::string& path);

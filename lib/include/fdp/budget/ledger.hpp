@@ -66,6 +66,28 @@ class budget_exceeded : public std::invalid_argument {
   double requested_;
 };
 
+/// An exclusive lock on a ledger file, held from construction to
+/// destruction: a read-modify-write of the file (load, add, save) made under
+/// it cannot interleave with another one, in this process or any other, so
+/// concurrent adds serialize and none is lost (each sees the entries of those
+/// before it and its budget check counts them). The lock is flock(2) on a
+/// sibling file PATH.lock, created when missing and left in place (removing
+/// it would race with a process about to lock it); the kernel releases it
+/// when its holder exits or is killed, so no stale lock survives a crash.
+/// Local file systems; waits as long as another holder keeps it. Throws
+/// std::invalid_argument naming the file when the lock file cannot be
+/// created or locked.
+class ledger_lock {
+ public:
+  explicit ledger_lock(const std::string& ledger_path);
+  ~ledger_lock();
+  ledger_lock(const ledger_lock&) = delete;
+  ledger_lock& operator=(const ledger_lock&) = delete;
+
+ private:
+  int fd_ = -1;
+};
+
 struct ledger_entry {
   std::string spec;  ///< as given (includes times=N if any)
   /// curve specs: the curve's vertices at the time of recording

@@ -1,0 +1,126 @@
+#!/usr/bin/python3
+"""Concurrent `fdp ledger add`s against one file: none is lost, the budget holds.
+
+Usage: /usr/bin/python3 test_ledger_concurrency.py PATH_TO_fdp   (exit 0 = all passed)
+
+PROCS processes each run ADDS adds of the same mechanism at once, against a
+budget that admits only some of them. Checks: every add exits 0 (recorded)
+or 4 (refused), nothing else; the file holds exactly the adds that exited
+0 (before the lock, two shells of 20 adds each kept 23 of 40 entries and
+all exited 0); its certified spent epsilon is within the budget; and the
+number admitted is the one a sequential run of the same adds admits (the
+adds are identical, so order does not matter: the budget admits the
+largest n whose n-fold composition fits). Then `init` twice at once: one
+creates the file, the other is refused because it exists.
+"""
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+PROCS, ADDS = 4, 12
+SPEC = "laplace:b=5"  # eps 0.2 per add
+BUDGET = ["--budget-eps", "2", "--delta", "1e-5"]
+
+failures = []
+
+
+def fail(msg):
+    failures.append(msg)
+    print("FAIL: " + msg)
+
+
+def entries(path):
+    with open(path) as f:
+        return len(json.load(f)["entries"])
+
+
+# One worker: ADDS adds in a row, printing each exit code (a shell loop would
+# do; this keeps the test in one interpreter).
+WORKER = r"""
+import subprocess, sys
+fdp, ledger, spec, n = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+for _ in range(n):
+    r = subprocess.run([fdp, "ledger", "add", ledger, spec], capture_output=True, text=True)
+    print(r.returncode, flush=True)
+    if r.returncode not in (0, 4):
+        sys.stderr.write(r.stderr)
+"""
+
+
+def concurrent_adds(fdp, ledger):
+    procs = [subprocess.Popen([sys.executable, "-c", WORKER, fdp, ledger, SPEC, str(ADDS)],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+             for _ in range(PROCS)]
+    codes = []
+    for p in procs:
+        out, err = p.communicate(timeout=600)
+        codes += [int(c) for c in out.split()]
+        if err.strip():
+            fail("a worker's add failed: %r" % err.strip()[:300])
+    return codes
+
+
+def sequential_admitted(fdp, ledger):
+    admitted = 0
+    for _ in range(PROCS * ADDS):
+        r = subprocess.run([fdp, "ledger", "add", ledger, SPEC], capture_output=True, text=True)
+        if r.returncode == 0:
+            admitted += 1
+        elif r.returncode != 4:
+            fail("sequential add: exit %d (%r)" % (r.returncode, r.stderr))
+    return admitted
+
+
+def test_adds(fdp, tmp):
+    L = os.path.join(tmp, "shared.json")
+    subprocess.run([fdp, "ledger", "init", *BUDGET, L], check=True, capture_output=True)
+    codes = concurrent_adds(fdp, L)
+    if len(codes) != PROCS * ADDS:
+        fail("expected %d exit codes, got %d" % (PROCS * ADDS, len(codes)))
+    bad = [c for c in codes if c not in (0, 4)]
+    if bad:
+        fail("exit codes other than 0 (recorded) and 4 (refused): %r" % bad)
+    recorded = codes.count(0)
+    if entries(L) != recorded:
+        fail("%d adds exited 0 but the file holds %d entries" % (recorded, entries(L)))
+    if not 0 < recorded < PROCS * ADDS:
+        fail("the budget should admit some adds and refuse others: %d of %d" % (recorded, len(codes)))
+    st = json.loads(subprocess.run([fdp, "ledger", "status", L, "--json"], capture_output=True,
+                                   text=True).stdout)
+    if not st["spent"]["upper"] <= 2:
+        fail("spent epsilon %r exceeds the budget 2" % st["spent"])
+    S = os.path.join(tmp, "sequential.json")
+    subprocess.run([fdp, "ledger", "init", *BUDGET, S], check=True, capture_output=True)
+    seq = sequential_admitted(fdp, S)
+    if seq != recorded:
+        fail("concurrent adds admitted %d, a sequential run admits %d" % (recorded, seq))
+    print("ledger concurrency: %d processes x %d adds: %d recorded, %d refused (sequential: %d)"
+          % (PROCS, ADDS, recorded, codes.count(4), seq))
+
+
+def test_inits(fdp, tmp):
+    L = os.path.join(tmp, "twice.json")
+    ps = [subprocess.Popen([fdp, "ledger", "init", *BUDGET, L], stdout=subprocess.DEVNULL,
+                           stderr=subprocess.PIPE, text=True) for _ in range(2)]
+    codes = sorted(p.wait(timeout=60) for p in ps)
+    if codes != [0, 2]:
+        fail("two inits of one file at once: exit codes %r, expected one 0 and one 2" % codes)
+
+
+def main():
+    fdp = sys.argv[1]
+    with tempfile.TemporaryDirectory() as tmp:
+        test_adds(fdp, tmp)
+        test_inits(fdp, tmp)
+    if failures:
+        print("%d failure(s)" % len(failures))
+        return 1
+    print("all ledger concurrency tests passed")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
