@@ -80,6 +80,9 @@ struct grid_pmf {
   /// ends). 0 when nothing was folded: they are then the law's own masses.
   double p_neg_inf_err = 0.0, q_pos_inf_err = 0.0;
   double dropped_p = 0.0, dropped_q = 0.0;  ///< optimistic: mass removed
+  /// optimistic: of dropped_*, the mass the sweep failed to place (0 but for
+  /// steps far below its on-grid tolerance; see optimistic.cpp)
+  double lost_p = 0.0, lost_q = 0.0;
   double leftover = 0.0;  ///< optimistic: mass of a final group kept with a ratio mismatch (P
                           ///< top-down, Q bottom-up)
   /// Absolute error bounds per atom (P- and Q-masses) against an exactly
