@@ -17,6 +17,7 @@ keys in other units (laplace:eps=, gaussian:mu=) give the same answers as
 the keys they stand for.
 """
 
+import decimal
 import json
 import os
 import subprocess
@@ -43,10 +44,23 @@ def run(*args):
 
 
 def fmt(x):
-    """A number as the table's messages print it (shortest round trip)."""
-    if float(x) == int(x) and abs(x) < 1e16:
-        return str(int(x))
-    return repr(float(x))
+    """A number as the table's messages print it: the shortest round trip, as
+    C++ std::to_chars writes it (fixed or scientific, whichever is shorter,
+    fixed on a tie: 700, 10000, 0.5, 1e-05, 1e+10, 2147483648)."""
+    x = float(x)
+    if x == 0:
+        return "0"
+    sign, digits, exp = decimal.Decimal(repr(abs(x))).normalize().as_tuple()
+    d = "".join(map(str, digits))
+    e = exp + len(d) - 1
+    sci = d[0] + ("." + d[1:] if len(d) > 1 else "") + "e%s%02d" % ("+" if e >= 0 else "-", abs(e))
+    if exp >= 0:
+        fixed = d + "0" * exp
+    elif len(d) + exp > 0:
+        fixed = d[:len(d) + exp] + "." + d[len(d) + exp:]
+    else:
+        fixed = "0." + "0" * -(len(d) + exp) + d
+    return ("-" if x < 0 else "") + (fixed if len(fixed) <= len(sci) else sci)
 
 
 CURVE = os.path.join(TMP, "curve.csv")
