@@ -1,7 +1,7 @@
 // fdp group: group privacy 1 - (1 - f)^{o k} of a guarantee (DRS Thm 2.14),
 // with the same queries and JSON as fdp compose.
-#include <cmath>
 #include <iostream>
+#include <optional>
 
 #include "compose_common.hpp"
 #include "fdp/ops/group.hpp"
@@ -17,51 +17,16 @@ int run_group(const args& a) {
     throw usage_error("--method clt is for fdp compose; group takes auto, exact or pld");
   }
   const auto opts = compose_options_from(a);
-  const auto deltas = a.numbers("delta", 0, 1);
-  const auto epss = a.numbers("eps", -1e300, 1e300);
-  const auto alphas = a.numbers("alpha", 0, 1);
-  const bool no_query = deltas.empty() && epss.empty() && alphas.empty();
+  const queries q = read_queries(a);
   const tradeoff_bracket g = group(specs, k, opts);
   json out;
   out["method"] = g.method();
   out["k"] = k;
   if (g.is_exact()) out["tradeoff"] = g.exact()->describe();
-  std::vector<double> ds = deltas;
-  if (no_query) ds.push_back(1e-5);
-  json je = json::array(), jd = json::array(), jb = json::array();
-  for (double d : ds) {
-    const interval e = g.epsilon(d);
-    json x;
-    x["delta"] = d;
-    x["lower"] = num(e.lower);
-    x["upper"] = num(e.upper);
-    je.push_back(x);
-  }
-  for (double e : epss) {
-    const interval d = g.delta(e);
-    json x;
-    x["epsilon"] = e;
-    x["lower"] = num(d.lower);
-    x["upper"] = num(d.upper);
-    jd.push_back(x);
-  }
-  for (double al : alphas) {
-    const interval b = g.beta(al);
-    json x;
-    x["alpha"] = al;
-    x["lower"] = num(b.lower);
-    x["upper"] = num(b.upper);
-    jb.push_back(x);
-  }
-  if (!je.empty()) out["epsilon"] = je;
-  if (!jd.empty()) out["delta"] = jd;
-  if (!jb.empty()) out["beta"] = jb;
-  interval m{};
-  const bool want_mu = no_query || a.flag("mu") || g.is_exact();
-  if (want_mu) {
-    m = g.mu();
-    out["mu"] = bracket(m.lower, m.upper);
-  }
+  const query_answers answers = answer_queries(q, g, g);
+  add_answers_json(out, answers);
+  const std::optional<interval> mu = gdp_summary_if_wanted(a, q, g);
+  if (mu) out["mu"] = bracket(mu->lower, mu->upper);
   if (a.flag("json")) {
     print_json(out);
     return 0;
@@ -69,30 +34,14 @@ int run_group(const args& a) {
   std::cout << "group privacy, group size k = " << k << ", method " << g.method();
   if (g.is_exact()) std::cout << ": " << g.exact()->describe();
   std::cout << "\n";
-  for (const auto& x : je)
-    std::cout << "  epsilon at delta=" << fmt(x["delta"].get<double>()) << ":  ["
-              << (x["lower"].is_null() ? std::string("inf") : fmt_down(x["lower"].get<double>()))
-              << ", "
-              << (x["upper"].is_null() ? std::string("inf") : fmt_up(x["upper"].get<double>()))
-              << "]\n";
-  for (const auto& x : jd)
-    std::cout << "  delta at epsilon=" << fmt(x["epsilon"].get<double>()) << ":  ["
-              << fmt_down(x["lower"].get<double>()) << ", " << fmt_up(x["upper"].get<double>())
-              << "]\n";
-  for (const auto& x : jb)
-    std::cout << "  beta at alpha=" << fmt(x["alpha"].get<double>()) << ":  ["
-              << fmt_down(x["lower"].get<double>()) << ", " << fmt_up(x["upper"].get<double>())
-              << "]\n";
-  if (want_mu) {
-    std::cout << "  GDP summary (smallest mu with f >= G_mu):  [" << fmt_down(m.lower) << ", "
-              << (std::isfinite(m.upper) ? fmt_up(m.upper) : std::string("inf")) << "]\n";
-  }
+  // (the queried points to 10 digits, where compose echoes them exactly)
+  print_answers(answers, [](double x) { return fmt(x); });
+  if (mu) print_gdp_summary(*mu);
   return 0;
 }
 
 FDP_REGISTER_COMMAND(command{
-    "group",
-    "group privacy 1 - (1-f)^{o k} for groups of size K (same queries as compose)",
+    "group", "group privacy 1 - (1-f)^{o k} for groups of size K (same queries as compose)",
     "usage: fdp group SPEC... --k K [--delta D]... [--eps E]... [--alpha A]... [--mu]\n"
     "                 [--method auto|exact|pld] [--tolerance T] [--json]\n\n"
     "If a mechanism is f-DP, datasets that differ in K records are\n"
@@ -118,17 +67,7 @@ FDP_REGISTER_COMMAND(command{
     "  fdp group laplace:b=2 --k 4 --alpha 0.1      # the Laplace trade-off with mu = 2\n"
     "  fdp group epsdelta:eps=0.1 --k 10 --delta 1e-5\n"
     "  fdp group laplace:b=10,times=100 --k 2 --delta 1e-5\n",
-    {{"k", true, false, "group size"},
-     {"delta", true, true, "epsilon at this delta"},
-     {"eps", true, true, "delta at this epsilon"},
-     {"alpha", true, true, "beta at this alpha"},
-     {"mu", false, false, "report the GDP summary"},
-     {"method", true, false, "auto|exact|pld"},
-     {"tolerance", true, false, "relative bracket width"},
-     {"max-memory", true, false, "memory ceiling (default 2G)"},
-     {"json", false, false, "JSON output"}},
-    run_group,
-    true});
+    query_command_options({{"k", true, false, "group size"}}), run_group, true});
 
 }  // namespace
 }  // namespace fdp::cli

@@ -130,4 +130,69 @@ void write_curve_csv(const composition& c, int points, const std::string& path) 
   }
 }
 
+std::vector<double> queries::answered_deltas() const {
+  if (none) return {1e-5};
+  return deltas;
+}
+
+queries read_queries(const args& a) {
+  queries q;
+  q.deltas = a.numbers("delta", 0, 1);
+  q.epsilons = a.numbers("eps", -1e300, 1e300);
+  q.alphas = a.numbers("alpha", 0, 1);
+  q.none = q.deltas.empty() && q.epsilons.empty() && q.alphas.empty() && !a.has("curve-out");
+  return q;
+}
+
+namespace {
+
+// [{point_key: at, "lower": .., "upper": ..}, ...]
+json answers_json(const std::vector<answer>& answers, const char* point_key) {
+  json j = json::array();
+  for (const answer& x : answers) {
+    json e;
+    e[point_key] = x.at;
+    e["lower"] = num(x.value.lower);
+    e["upper"] = num(x.value.upper);
+    j.push_back(e);
+  }
+  return j;
+}
+
+}  // namespace
+
+void add_answers_json(json& out, const query_answers& r) {
+  if (!r.epsilon.empty()) out["epsilon"] = answers_json(r.epsilon, "delta");
+  if (!r.delta.empty()) out["delta"] = answers_json(r.delta, "epsilon");
+  if (!r.beta.empty()) out["beta"] = answers_json(r.beta, "alpha");
+}
+
+void print_answers(const query_answers& r, const std::function<std::string(double)>& show_point) {
+  const auto print = [&](const std::vector<answer>& answers, const char* what_at) {
+    for (const answer& x : answers)
+      std::cout << "  " << what_at << show_point(x.at) << ":  [" << fmt_down(x.value.lower) << ", "
+                << fmt_up(x.value.upper) << "]\n";
+  };
+  print(r.epsilon, "epsilon at delta=");
+  print(r.delta, "delta at epsilon=");
+  print(r.beta, "beta at alpha=");
+}
+
+void print_gdp_summary(const interval& mu) {
+  std::cout << "  GDP summary (smallest mu with f >= G_mu):  [" << fmt_down(mu.lower) << ", "
+            << fmt_up(mu.upper) << "]\n";
+}
+
+std::vector<option_def> query_command_options(std::vector<option_def> own) {
+  own.insert(own.end(), {{"delta", true, true, "epsilon at this delta"},
+                         {"eps", true, true, "delta at this epsilon"},
+                         {"alpha", true, true, "beta at this alpha"},
+                         {"mu", false, false, "report the GDP summary"},
+                         {"method", true, false, "auto|exact|pld (compose: also clt)"},
+                         {"tolerance", true, false, "relative bracket width"},
+                         {"max-memory", true, false, "memory ceiling (default 2G)"},
+                         {"json", false, false, "JSON output"}});
+  return own;
+}
+
 }  // namespace fdp::cli

@@ -1,6 +1,8 @@
 // Shared by compose / curve / group: parsing specs and printing brackets.
 #pragma once
 
+#include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,5 +24,58 @@ std::string grid_limit_name(const composition& c);
 std::vector<double> alpha_grid(int points);
 /// Writes alpha,beta_lower,beta_upper to a file (or stdout for "-").
 void write_curve_csv(const composition& c, int points, const std::string& path);
+
+// compose and group answer the same queries about a guarantee, in the same
+// JSON and nearly the same text.
+
+/// The queries: epsilon at each --delta, delta at each --eps, beta at each
+/// --alpha.
+struct queries {
+  std::vector<double> deltas, epsilons, alphas;
+  /// None asked (nor --curve-out): epsilon at delta = 1e-5 and the GDP
+  /// summary are answered instead.
+  bool none = false;
+  /// The deltas whose epsilon is answered: the asked ones, or 1e-5.
+  std::vector<double> answered_deltas() const;
+};
+queries read_queries(const args& a);
+
+/// One answer: the bracket of the value at a queried point.
+struct answer {
+  double at;
+  interval value;
+};
+struct query_answers {
+  std::vector<answer> epsilon, delta, beta;
+};
+
+/// Every answer is computed once, for the JSON and the text output alike
+/// (each is a root search or a sweep over the composed grids). g answers
+/// epsilon and beta, for_delta delta (a composition tuned for small deltas).
+template <class guarantee>
+query_answers answer_queries(const queries& q, const guarantee& g, const guarantee& for_delta) {
+  query_answers r;
+  for (double d : q.answered_deltas()) r.epsilon.push_back({d, g.epsilon(d)});
+  for (double e : q.epsilons) r.delta.push_back({e, for_delta.delta(e)});
+  for (double al : q.alphas) r.beta.push_back({al, g.beta(al)});
+  return r;
+}
+
+/// Adds "epsilon", "delta" and "beta" (those answered) to out.
+void add_answers_json(json& out, const query_answers& r);
+/// One line per answer, its queried point shown by show_point.
+void print_answers(const query_answers& r, const std::function<std::string(double)>& show_point);
+/// The GDP summary mu: asked for (--mu), or with no query, or free (a
+/// closed form).
+template <class guarantee>
+std::optional<interval> gdp_summary_if_wanted(const args& a, const queries& q, const guarantee& g) {
+  if (!(q.none || a.flag("mu") || g.is_exact())) return std::nullopt;
+  return g.mu();
+}
+void print_gdp_summary(const interval& mu);
+
+/// The option table of a command that reads queries (read_queries) and a
+/// composition's options (compose_options_from), with --json: `own` first.
+std::vector<option_def> query_command_options(std::vector<option_def> own);
 
 }  // namespace fdp::cli
