@@ -18,209 +18,186 @@ namespace {
 // is inf is certified to have none, whatever its width), delta and beta
 // brackets (relative to their upper end; brackets below 1e-300 are as good
 // as the double range allows).
-bool meets_tolerance(const std::vector<interval>& eps, const std::vector<interval>& deltas,
-                     const std::vector<interval>& betas, double tol) {
-  for (const interval& e : eps)
+bool meets_tolerance(const query_answers& r, double tol) {
+  for (const answer& x : r.epsilon) {
+    const interval& e = x.value;
     if (!std::isinf(e.lower) &&
         !(std::isfinite(e.upper) && e.upper - e.lower <= tol * std::max(e.upper, 1e-3)))
       return false;
-  for (const auto* v : {&deltas, &betas})
-    for (const interval& b : *v)
-      if (b.upper > 1e-300 && b.upper - b.lower > tol * b.upper) return false;
+  }
+  for (const auto* v : {&r.delta, &r.beta})
+    for (const answer& x : *v)
+      if (x.value.upper > 1e-300 && x.value.upper - x.value.lower > tol * x.value.upper)
+        return false;
   return true;
+}
+
+// A composition and the options it was composed with.
+struct tuned_composition {
+  composition c;
+  compose_options options;
+};
+
+// A --delta at or below the mass at +inf has no finite epsilon (lower end
+// inf): tuning the grid for it serves nothing, so it is tuned for the
+// smallest asked delta that has one ('laplace:b=5,times=3
+// epsdelta:eps=0.3,delta=1e-7 subsampled-laplace:b=2,q=0.02,times=10000
+// --delta 1e-3 --delta 1e-10' read [3.07, 3.29] at 1e-3 instead of
+// [3.2796, 3.2840]).
+tuned_composition compose_for_finite_epsilons(const std::vector<spec>& specs,
+                                              const compose_options& opts,
+                                              const std::vector<double>& deltas) {
+  tuned_composition t{compose(specs, opts), opts};
+  if (t.c.is_exact() || !std::isinf(t.c.epsilon(opts.delta_hint).lower)) return t;
+  double next = std::numeric_limits<double>::infinity();
+  for (double d : deltas)
+    if (d > opts.delta_hint && d < next && !std::isinf(t.c.epsilon(d).lower)) next = d;
+  if (!std::isfinite(next)) return t;
+  t.options.delta_hint = next;
+  t.c = compose(specs, t.options);
+  return t;
+}
+
+// A delta asked for at an epsilon is unknown until composed: when it comes
+// out below the delta the grid was tuned for and its bracket is wider than
+// --tolerance (relative), the deltas are answered by a second composition
+// tuned for it (tail budgets, the tilted FFT below 1e-7), and the other
+// queries by the first ('subsampled-gaussian:sigma=1,q=0.01,times=1000
+// --eps 3' read [4.45e-10, 9.52e-10] on the grid tuned for 1e-5; one
+// composition for both made the epsilon at 5e-10 of 'gdp:mu=1.9253,times=3
+// epsdelta:eps=0,times=63565 --delta 5.05737e-10 --eps 49.2847' 13% wide).
+// nullopt: the first composition answers the deltas too.
+std::optional<composition> compose_for_small_deltas(const std::vector<spec>& specs,
+                                                    const tuned_composition& first,
+                                                    const std::vector<double>& epsilons) {
+  if (first.c.is_exact()) return std::nullopt;
+  double want = first.options.delta_hint;
+  for (double e : epsilons) {
+    const interval d = first.c.delta(e);
+    if (d.upper > 0 && d.upper < want && d.upper - d.lower > first.options.tolerance * d.upper)
+      want = d.upper;
+  }
+  if (want == first.options.delta_hint) return std::nullopt;
+  compose_options o = first.options;
+  o.delta_hint = std::max(1e-300, want);
+  return compose(specs, o);
+}
+
+// The CLT (DRS Thm 3.5) beside the certified answer, when it applies (all
+// terms symmetric with finite functionals). An approximation, not a bound.
+// nullopt when its functionals could not be computed.
+std::optional<clt_approximation> clt_if_computable(const std::vector<spec>& specs) {
+  try {
+    return clt(specs);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+json clt_json(const std::optional<clt_approximation>& ca, const std::vector<double>& deltas) {
+  json jc;
+  if (!ca || !ca->applicable()) {
+    jc["applicable"] = false;
+    jc["reason"] = ca ? ca->reason() : std::string("the CLT functionals could not be computed");
+    return jc;
+  }
+  jc["mu"] = num(ca->clt_mu());
+  jc["gamma"] = num(ca->gamma());
+  json ce = json::array();
+  for (double d : deltas) {
+    json x;
+    x["delta"] = d;
+    x["value"] = num(gdp_eps(ca->clt_mu(), d));
+    ce.push_back(x);
+  }
+  jc["epsilon"] = ce;
+  jc["note"] = "approximation (central limit theorem), not a bound";
+  return jc;
+}
+
+void print_clt(const std::optional<clt_approximation>& ca, const std::vector<double>& deltas) {
+  if (!ca || !ca->applicable()) {
+    std::cout << "  CLT approximation: not applicable ("
+              << (ca ? ca->reason() : std::string("unavailable")) << ")\n";
+    return;
+  }
+  std::cout << "  CLT approximation (NOT a bound): mu = " << fmt(ca->clt_mu())
+            << ", gamma = " << fmt(ca->gamma(), 4);
+  for (double d : deltas)
+    std::cout << ", epsilon at delta=" << fmt(d) << " ~ " << fmt(gdp_eps(ca->clt_mu(), d));
+  std::cout << "\n";
+}
+
+// How a numeric composition was computed: its grid, time and limits.
+json numerics_json(const composition& c, const compose_options& opts, double secs,
+                   bool tolerance_met) {
+  json g;
+  g["grid_step"] = c.grid_step();
+  g["grid_points"] = c.grid_size();
+  g["refinements"] = c.refinements();
+  g["seconds"] = secs;
+  g["tolerance"] = opts.tolerance;
+  g["tolerance_met"] = tolerance_met;
+  g["grid_limit"] = grid_limit_name(c);
+  g["max_memory"] = opts.max_memory;
+  return g;
+}
+
+void print_numerics(const composition& c, const compose_options& opts, double secs,
+                    bool tolerance_met) {
+  std::cout << "  (certified brackets; grid step " << fmt(c.grid_step(), 4) << ", " << c.grid_size()
+            << " points, " << fmt(secs * 1e3, 3) << " ms)\n";
+  const std::string limit = grid_limit_note(c, opts);
+  if (!tolerance_met)
+    std::cout << "  note: a bracket above is wider than --tolerance " << fmt(opts.tolerance)
+              << (limit.empty() ? " (the refinement stopped at its limits)" : "")
+              << "; it is still certified\n";
+  if (!limit.empty()) std::cout << "  note: " << limit << "\n";
 }
 
 int run_compose(const args& a) {
   const auto specs = parse_specs(a);
   const auto opts = compose_options_from(a);
-  const auto deltas = a.numbers("delta", 0, 1);
-  const auto epss = a.numbers("eps", -1e300, 1e300);
-  const auto alphas = a.numbers("alpha", 0, 1);
-  const bool no_query = deltas.empty() && epss.empty() && alphas.empty() && !a.has("curve-out");
+  const queries q = read_queries(a);
   const auto t0 = std::chrono::steady_clock::now();
-  compose_options tuned = opts;
-  composition c = compose(specs, opts);
-  // A --delta at or below the mass at +inf has no finite epsilon (lower end
-  // inf): tuning the grid for it serves nothing, so it is tuned for the
-  // smallest asked delta that has one ('laplace:b=5,times=3
-  // epsdelta:eps=0.3,delta=1e-7 subsampled-laplace:b=2,q=0.02,times=10000
-  // --delta 1e-3 --delta 1e-10' read [3.07, 3.29] at 1e-3 instead of
-  // [3.2796, 3.2840]).
-  if (!c.is_exact() && std::isinf(c.epsilon(tuned.delta_hint).lower)) {
-    double next = std::numeric_limits<double>::infinity();
-    for (double d : deltas)
-      if (d > tuned.delta_hint && d < next && !std::isinf(c.epsilon(d).lower)) next = d;
-    if (std::isfinite(next)) {
-      tuned.delta_hint = next;
-      c = compose(specs, tuned);
-    }
-  }
-  // A delta asked for at an epsilon is unknown until composed: when it comes
-  // out below the delta the grid was tuned for and its bracket is wider than
-  // --tolerance (relative), the deltas are answered by a second composition
-  // tuned for it (tail budgets, the tilted FFT below 1e-7), and the other
-  // queries by the first ('subsampled-gaussian:sigma=1,q=0.01,times=1000
-  // --eps 3' read [4.45e-10, 9.52e-10] on the grid tuned for 1e-5; one
-  // composition for both made the epsilon at 5e-10 of 'gdp:mu=1.9253,times=3
-  // epsdelta:eps=0,times=63565 --delta 5.05737e-10 --eps 49.2847' 13% wide).
-  std::optional<composition> c_delta;
-  if (!c.is_exact()) {
-    double want = tuned.delta_hint;
-    for (double e : epss) {
-      const interval d = c.delta(e);
-      if (d.upper > 0 && d.upper < want && d.upper - d.lower > opts.tolerance * d.upper)
-        want = d.upper;
-    }
-    if (want != tuned.delta_hint) {
-      compose_options o = tuned;
-      o.delta_hint = std::max(1e-300, want);
-      c_delta = compose(specs, o);
-    }
-  }
-  const composition& cd = c_delta ? *c_delta : c;
+  const tuned_composition tuned = compose_for_finite_epsilons(specs, opts, q.deltas);
+  const composition& c = tuned.c;
+  const std::optional<composition> c_delta = compose_for_small_deltas(specs, tuned, q.epsilons);
   json out;
   out["method"] = c.method();
-  // Every answer is computed once, for the JSON and the text output alike
-  // (each is a root search or a sweep over the composed grids).
-  json je = json::array(), jd = json::array(), jb = json::array();
-  std::vector<double> ds = deltas;
-  if (no_query) ds.push_back(1e-5);
-  std::vector<interval> eps_at, delta_at, beta_at;
-  for (double d : ds) {
-    const interval e = c.epsilon(d);
-    eps_at.push_back(e);
-    json x;
-    x["delta"] = d;
-    x["lower"] = num(e.lower);
-    x["upper"] = num(e.upper);
-    je.push_back(x);
-  }
-  for (double e : epss) {
-    const interval d = cd.delta(e);
-    delta_at.push_back(d);
-    json x;
-    x["epsilon"] = e;
-    x["lower"] = num(d.lower);
-    x["upper"] = num(d.upper);
-    jd.push_back(x);
-  }
-  for (double al : alphas) {
-    const interval b = c.beta(al);
-    beta_at.push_back(b);
-    json x;
-    x["alpha"] = al;
-    x["lower"] = num(b.lower);
-    x["upper"] = num(b.upper);
-    jb.push_back(x);
-  }
-  if (!je.empty()) out["epsilon"] = je;
-  if (!jd.empty()) out["delta"] = jd;
-  if (!jb.empty()) out["beta"] = jb;
-  std::optional<interval> mu;
-  if (no_query || a.flag("mu") || c.is_exact()) {
-    mu = c.mu();
-    out["mu"] = bracket(mu->lower, mu->upper);
-  }
+  const query_answers answers = answer_queries(q, c, c_delta ? *c_delta : c);
+  add_answers_json(out, answers);
+  const std::optional<interval> mu = gdp_summary_if_wanted(a, q, c);
+  if (mu) out["mu"] = bracket(mu->lower, mu->upper);
   if (a.has("curve-out"))
     write_curve_csv(c, static_cast<int>(a.integer_or("points", 201, 3, 1000000)),
                     a.value("curve-out"));
-  // The CLT (DRS Thm 3.5) beside the certified answer, when it applies (all
-  // terms symmetric with finite functionals). An approximation, not a bound.
+  // The CLT only when asked for: the functionals of a subsampled law are a
+  // quadrature that can cost far more than the composition itself.
   const bool want_clt = a.value_or("method", "auto") == "clt";
-  std::optional<clt_approximation> ca;
-  // (only when asked for: the functionals of a subsampled law are a
-  // quadrature that can cost far more than the composition itself)
-  if (want_clt) {
-    try {
-      ca = clt(specs);
-    } catch (const std::exception&) {
-      ca.reset();
-    }
-  }
-  if (ca && ca->applicable()) {
-    json jc;
-    jc["mu"] = num(ca->clt_mu());
-    jc["gamma"] = num(ca->gamma());
-    json ce = json::array();
-    for (double d : ds) {
-      json x;
-      x["delta"] = d;
-      x["value"] = num(gdp_eps(ca->clt_mu(), d));
-      ce.push_back(x);
-    }
-    jc["epsilon"] = ce;
-    jc["note"] = "approximation (central limit theorem), not a bound";
-    out["clt"] = jc;
-  } else if (want_clt) {
-    json jc;
-    jc["applicable"] = false;
-    jc["reason"] = ca ? ca->reason() : std::string("the CLT functionals could not be computed");
-    out["clt"] = jc;
-  }
+  const std::optional<clt_approximation> ca = want_clt ? clt_if_computable(specs) : std::nullopt;
+  if (want_clt) out["clt"] = clt_json(ca, q.answered_deltas());
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  bool tol_met = true;
-  if (!c.is_exact()) {
-    json g;
-    g["grid_step"] = c.grid_step();
-    g["grid_points"] = c.grid_size();
-    g["refinements"] = c.refinements();
-    g["seconds"] = secs;
-    // Was the requested relative width met by every answer asked for? (The
-    // brackets are certified either way; wider than asked when the grid
-    // limit or the FFT noise floor stopped the refinement.)
-    tol_met = meets_tolerance(eps_at, delta_at, beta_at, opts.tolerance);
-    g["tolerance"] = opts.tolerance;
-    g["tolerance_met"] = tol_met;
-    g["grid_limit"] = grid_limit_name(c);
-    g["max_memory"] = opts.max_memory;
-    out["numerics"] = g;
-  }
+  // Was the requested relative width met by every answer asked for? (The
+  // brackets are certified either way; wider than asked when the grid
+  // limit or the FFT noise floor stopped the refinement.)
+  const bool tol_met = c.is_exact() || meets_tolerance(answers, opts.tolerance);
+  if (!c.is_exact()) out["numerics"] = numerics_json(c, opts, secs, tol_met);
   if (a.flag("json")) {
     print_json(out);
     return 0;
   }
   std::cout << "composition of " << specs.size() << " spec(s), method " << c.method() << "\n";
-  for (std::size_t i = 0; i < ds.size(); ++i)
-    std::cout << "  epsilon at delta=" << detail::format_value(ds[i]) << ":  ["
-              << fmt_down(eps_at[i].lower) << ", " << fmt_up(eps_at[i].upper) << "]\n";
-  for (std::size_t i = 0; i < epss.size(); ++i)
-    std::cout << "  delta at epsilon=" << detail::format_value(epss[i]) << ":  ["
-              << fmt_down(delta_at[i].lower) << ", " << fmt_up(delta_at[i].upper) << "]\n";
-  for (std::size_t i = 0; i < alphas.size(); ++i)
-    std::cout << "  beta at alpha=" << detail::format_value(alphas[i]) << ":  ["
-              << fmt_down(beta_at[i].lower) << ", " << fmt_up(beta_at[i].upper) << "]\n";
-  if (mu) {
-    std::cout << "  GDP summary (smallest mu with f >= G_mu):  [" << fmt_down(mu->lower) << ", "
-              << fmt_up(mu->upper) << "]\n";
-  }
-  if (want_clt) {
-    if (ca && ca->applicable()) {
-      std::cout << "  CLT approximation (NOT a bound): mu = " << fmt(ca->clt_mu())
-                << ", gamma = " << fmt(ca->gamma(), 4);
-      for (double d : ds)
-        std::cout << ", epsilon at delta=" << fmt(d) << " ~ " << fmt(gdp_eps(ca->clt_mu(), d));
-      std::cout << "\n";
-    } else {
-      std::cout << "  CLT approximation: not applicable ("
-                << (ca ? ca->reason() : std::string("unavailable")) << ")\n";
-    }
-  }
-  if (!c.is_exact()) {
-    std::cout << "  (certified brackets; grid step " << fmt(c.grid_step(), 4) << ", "
-              << c.grid_size() << " points, " << fmt(secs * 1e3, 3) << " ms)\n";
-    const std::string limit = grid_limit_note(c, opts);
-    if (!tol_met)
-      std::cout << "  note: a bracket above is wider than --tolerance " << fmt(opts.tolerance)
-                << (limit.empty() ? " (the refinement stopped at its limits)" : "")
-                << "; it is still certified\n";
-    if (!limit.empty()) std::cout << "  note: " << limit << "\n";
-  }
+  // (the queried points as given: the shortest decimal that reads back)
+  print_answers(answers, [](double x) { return detail::format_value(x); });
+  if (mu) print_gdp_summary(*mu);
+  if (want_clt) print_clt(ca, q.answered_deltas());
+  if (!c.is_exact()) print_numerics(c, opts, secs, tol_met);
   return 0;
 }
 
 FDP_REGISTER_COMMAND(command{
-    "compose",
-    "composed guarantee of specs: epsilon, delta, beta, GDP mu (certified brackets)",
+    "compose", "composed guarantee of specs: epsilon, delta, beta, GDP mu (certified brackets)",
     "usage: fdp compose SPEC... [--delta D]... [--eps E]... [--alpha A]... [--mu]\n"
     "                   [--curve-out FILE [--points N]] [--method auto|exact|pld|clt]\n"
     "                   [--tolerance T] [--json]\n\n"
@@ -244,18 +221,9 @@ FDP_REGISTER_COMMAND(command{
     "  fdp compose gdp:mu=1 --alpha 0.05 --json\n"
     "  fdp compose laplace:b=10,times=100 --delta 1e-6\n"
     "  fdp compose subsampled-gaussian:sigma=1.1,q=0.004267,times=14063 --delta 1e-5\n",
-    {{"delta", true, true, "epsilon at this delta"},
-     {"eps", true, true, "delta at this epsilon"},
-     {"alpha", true, true, "beta at this alpha"},
-     {"mu", false, false, "report the GDP summary"},
-     {"curve-out", true, false, "CSV output file"},
-     {"points", true, false, "curve points"},
-     {"method", true, false, "auto|exact|pld|clt"},
-     {"tolerance", true, false, "relative bracket width"},
-     {"max-memory", true, false, "memory ceiling"},
-     {"json", false, false, "JSON output"}},
-    run_compose,
-    true});
+    query_command_options({{"curve-out", true, false, "CSV output file"},
+                           {"points", true, false, "curve points"}}),
+    run_compose, true});
 
 }  // namespace
 }  // namespace fdp::cli
