@@ -1,6 +1,8 @@
 // fdp clt: the CLT functionals of each spec, the CLT approximation mu and the
 // Berry-Esseen band (DRS Thm 3.5), and the (eps, delta) limit (DRS Thm 3.6).
 #include <iostream>
+#include <optional>
+#include <utility>
 #include <variant>
 
 #include "compose_common.hpp"
@@ -39,55 +41,72 @@ loss_cumulants edgeworth_cumulants(const spec& s) {
                     "' has no Edgeworth cumulants here (supported: " + with + ")");
 }
 
-int run_clt(const args& a) {
-  const auto specs = parse_specs(a);
-  const auto alphas = a.numbers("alpha", 0, 1);
-  const bool numeric = a.flag("numeric");
-  const bool edgeworth = a.flag("edgeworth");
-  loss_cumulants cum;
+// What the specs give the CLT and its neighbours, one term per spec.
+struct clt_inputs {
   std::vector<clt_term> terms;
-  json jt = json::array();
+  json terms_json = json::array();
+  /// Every spec is epsdelta: the (eps, delta) limit of DRS Thm 3.6 applies.
   bool all_eps_delta = true;
-  std::vector<std::pair<eps_delta, std::int64_t>> ed;
+  std::vector<std::pair<eps_delta, std::int64_t>> eps_delta_terms;
+  /// The composition's loss cumulants (with --edgeworth only).
+  loss_cumulants cumulants;
+};
+
+json term_json(const clt_term& c, bool by_quadrature) {
+  json j;
+  j["spec"] = c.name;
+  j["times"] = c.times;
+  j["symmetric"] = c.symmetric;
+  j["route"] = by_quadrature ? "numeric" : "closed";
+  j.update(functionals_json(c.f));
+  return j;
+}
+
+clt_inputs clt_inputs_of(const std::vector<spec>& specs, bool numeric, bool edgeworth) {
+  clt_inputs in;
   for (const auto& s : specs) {
     const compose_term t = make_term(s);
+    const bool by_quadrature = numeric || !t.closed;
     clt_term c;
-    c.f = (numeric || !t.closed) ? functionals_numeric(*t.law) : functionals(*t.closed);
+    c.f = by_quadrature ? functionals_numeric(*t.law) : functionals(*t.closed);
     c.times = t.times;
     c.symmetric = t.closed ? is_symmetric(*t.closed) : t.law->symmetric();
     c.name = s.text;
-    terms.push_back(c);
-    if (edgeworth) cum = cum + times(edgeworth_cumulants(s), t.times);
-    json j;
-    j["spec"] = s.text;
-    j["times"] = t.times;
-    j["symmetric"] = c.symmetric;
-    j["route"] = (numeric || !t.closed) ? "numeric" : "closed";
-    j.update(functionals_json(c.f));
-    jt.push_back(j);
+    in.terms.push_back(c);
+    if (edgeworth) in.cumulants = in.cumulants + times(edgeworth_cumulants(s), t.times);
+    in.terms_json.push_back(term_json(c, by_quadrature));
     const eps_delta* e = t.closed ? std::get_if<eps_delta>(&t.closed->get()) : nullptr;
     if (e)
-      ed.emplace_back(*e, t.times);
+      in.eps_delta_terms.emplace_back(*e, t.times);
     else
-      all_eps_delta = false;
+      in.all_eps_delta = false;
   }
-  const clt_approximation r = clt(terms);
+  return in;
+}
+
+bool all_functionals_finite(const std::vector<clt_term>& terms) {
   bool all_finite = true;
   for (const auto& t : terms) all_finite = all_finite && t.f.finite;
-  json out;
-  out["terms"] = jt;
+  return all_finite;
+}
+
+json totals_json(const clt_approximation& r, bool all_finite) {
   json tot;
-  if (all_finite) {
-    tot["kl"] = num(r.kl_l1());
-    tot["kl_sq"] = num(r.kl_l2sq());
-    tot["kappa2"] = num(r.kappa2_l1());
-    tot["kappa3"] = num(r.kappa3_l1());
-    tot["kappa3bar"] = num(r.kappa3bar_l1());
-    tot["var"] = num(r.var_l1());
-  } else {
+  if (!all_finite) {
     for (const char* k : {"kl", "kl_sq", "kappa2", "kappa3", "kappa3bar", "var"}) tot[k] = nullptr;
+    return tot;
   }
-  out["total"] = tot;
+  tot["kl"] = num(r.kl_l1());
+  tot["kl_sq"] = num(r.kl_l2sq());
+  tot["kappa2"] = num(r.kappa2_l1());
+  tot["kappa3"] = num(r.kappa3_l1());
+  tot["kappa3bar"] = num(r.kappa3bar_l1());
+  tot["var"] = num(r.var_l1());
+  return tot;
+}
+
+// The CLT approximation and its Berry-Esseen band at each alpha.
+void add_clt_json(json& out, const clt_approximation& r, const std::vector<double>& alphas) {
   out["applicable"] = r.applicable();
   if (!r.applicable()) out["reason"] = r.reason();
   out["mu"] = r.applicable() ? num(r.clt_mu()) : json(nullptr);
@@ -104,51 +123,60 @@ int run_clt(const args& a) {
     jb.push_back(x);
   }
   out["band"] = jb;
-  std::optional<clt_eps_delta_limit> lim;
-  if (all_eps_delta && !ed.empty()) {
-    lim = clt_eps_delta(ed);
-    json l;
-    l["mu"] = num(lim->mu());
-    l["delta_sum"] = num(lim->delta_sum());
-    l["d"] = num(lim->d());
-    json lb = json::array();
-    for (double al : alphas) {
-      json x;
-      x["alpha"] = al;
-      x["beta"] = num(lim->beta(al));
-      lb.push_back(x);
-    }
-    l["beta"] = lb;
-    out["eps_delta_limit"] = l;
+}
+
+json eps_delta_limit_json(const clt_eps_delta_limit& lim, const std::vector<double>& alphas) {
+  json l;
+  l["mu"] = num(lim.mu());
+  l["delta_sum"] = num(lim.delta_sum());
+  l["d"] = num(lim.d());
+  json lb = json::array();
+  for (double al : alphas) {
+    json x;
+    x["alpha"] = al;
+    x["beta"] = num(lim.beta(al));
+    lb.push_back(x);
   }
-  // Edgeworth expansion: an approximation, not a bound.
-  std::vector<std::pair<double, std::optional<double>>> ew;
-  if (edgeworth) {
-    json je = json::array();
-    for (double al : alphas) {
-      std::optional<double> v;
-      if (al > 0 && al < 1) {
-        try {
-          v = edgeworth_beta(cum, al);
-        } catch (const evaluation_error&) {
-        }
+  l["beta"] = lb;
+  return l;
+}
+
+// The Edgeworth expansion of f at each alpha: an approximation, not a
+// bound. None where alpha is not in (0, 1) or the expansion does not cross
+// it.
+using edgeworth_values = std::vector<std::pair<double, std::optional<double>>>;
+
+edgeworth_values edgeworth_betas(const loss_cumulants& cum, const std::vector<double>& alphas) {
+  edgeworth_values ew;
+  for (double al : alphas) {
+    std::optional<double> v;
+    if (al > 0 && al < 1) {
+      try {
+        v = edgeworth_beta(cum, al);
+      } catch (const evaluation_error&) {
       }
-      ew.emplace_back(al, v);
-      json x;
-      x["alpha"] = al;
-      x["beta"] = v ? num(*v) : json(nullptr);
-      je.push_back(x);
     }
-    out["edgeworth"] = je;
+    ew.emplace_back(al, v);
   }
-  if (a.flag("json")) {
-    print_json(out);
-    return 0;
+  return ew;
+}
+
+json edgeworth_json(const edgeworth_values& ew) {
+  json je = json::array();
+  for (const auto& [al, v] : ew) {
+    json x;
+    x["alpha"] = al;
+    x["beta"] = v ? num(*v) : json(nullptr);
+    je.push_back(x);
   }
+  return je;
+}
+
+void print_functionals(const std::vector<clt_term>& terms, const clt_approximation& r,
+                       bool all_finite) {
   std::cout
       << "CLT functionals (per application; route closed = closed form, numeric = quadrature)\n";
-  for (std::size_t i = 0; i < terms.size(); ++i) {
-    const auto& t = terms[i];
+  for (const auto& t : terms) {
     std::cout << "  " << t.name << "  x" << t.times << (t.symmetric ? "" : "  (asymmetric)")
               << "\n";
     if (!t.f.finite) {
@@ -165,41 +193,77 @@ int run_clt(const args& a) {
               << "  ||kappa2||_1 = " << fmt(r.kappa2_l1(), 15)
               << "  ||kappa3bar||_1 = " << fmt(r.kappa3bar_l1(), 15) << "\n";
   }
+}
+
+void print_clt_band(const clt_approximation& r, const std::vector<double>& alphas) {
   if (!r.applicable()) {
     std::cout << "CLT not applicable: " << r.reason() << "\n";
-  } else {
-    std::cout << "CLT approximation (an approximation, NOT a bound): clt_mu = "
-              << fmt(r.clt_mu(), 12) << "\n";
-    std::cout << "Berry-Esseen gamma = " << fmt(r.gamma(), 12)
-              << (r.band_valid() ? "  (band valid for alpha in [gamma, 1 - gamma], DRS Thm 3.5)"
-                                 : "  (>= 1/2: no valid band)")
-              << "\n";
-    for (std::size_t i = 0; i < alphas.size(); ++i) {
-      const auto b = r.band(alphas[i]);
-      std::cout << "  alpha=" << fmt(alphas[i]) << ":  G_mu = " << fmt(r.beta(alphas[i]));
-      if (b)
-        std::cout << "   band [" << fmt_down(b->lower) << ", " << fmt_up(b->upper) << "]\n";
-      else
-        std::cout << "   band: n/a (alpha outside [gamma, 1 - gamma] or gamma >= 1/2)\n";
-    }
+    return;
   }
+  std::cout << "CLT approximation (an approximation, NOT a bound): clt_mu = " << fmt(r.clt_mu(), 12)
+            << "\n";
+  std::cout << "Berry-Esseen gamma = " << fmt(r.gamma(), 12)
+            << (r.band_valid() ? "  (band valid for alpha in [gamma, 1 - gamma], DRS Thm 3.5)"
+                               : "  (>= 1/2: no valid band)")
+            << "\n";
+  for (double al : alphas) {
+    const auto b = r.band(al);
+    std::cout << "  alpha=" << fmt(al) << ":  G_mu = " << fmt(r.beta(al));
+    if (b)
+      std::cout << "   band [" << fmt_down(b->lower) << ", " << fmt_up(b->upper) << "]\n";
+    else
+      std::cout << "   band: n/a (alpha outside [gamma, 1 - gamma] or gamma >= 1/2)\n";
+  }
+}
+
+void print_edgeworth(const edgeworth_values& ew) {
+  std::cout
+      << "Edgeworth expansion (Zheng, Dong, Long & Su 2020; an approximation, NOT a bound):\n";
+  for (const auto& [al, v] : ew) {
+    std::cout << "  alpha=" << fmt(al) << ":  beta = ";
+    if (v)
+      std::cout << fmt(*v) << "\n";
+    else
+      std::cout << "n/a (alpha must be in (0, 1) and the expansion must cross it)\n";
+  }
+}
+
+void print_eps_delta_limit(const clt_eps_delta_limit& lim, const std::vector<double>& alphas) {
+  std::cout << "(eps, delta) limit (DRS Thm 3.6; an approximation): G_" << fmt(lim.mu(), 12)
+            << " (x) f_{0," << fmt(lim.d(), 12) << "}\n";
+  for (double al : alphas)
+    std::cout << "  alpha=" << fmt(al) << ":  beta = " << fmt(lim.beta(al)) << "\n";
+}
+
+int run_clt(const args& a) {
+  const auto specs = parse_specs(a);
+  const auto alphas = a.numbers("alpha", 0, 1);
+  const bool edgeworth = a.flag("edgeworth");
+  const clt_inputs in = clt_inputs_of(specs, a.flag("numeric"), edgeworth);
+  const clt_approximation r = clt(in.terms);
+  const bool all_finite = all_functionals_finite(in.terms);
+  json out;
+  out["terms"] = in.terms_json;
+  out["total"] = totals_json(r, all_finite);
+  add_clt_json(out, r, alphas);
+  std::optional<clt_eps_delta_limit> lim;
+  if (in.all_eps_delta && !in.eps_delta_terms.empty()) {
+    lim = clt_eps_delta(in.eps_delta_terms);
+    out["eps_delta_limit"] = eps_delta_limit_json(*lim, alphas);
+  }
+  edgeworth_values ew;
   if (edgeworth) {
-    std::cout
-        << "Edgeworth expansion (Zheng, Dong, Long & Su 2020; an approximation, NOT a bound):\n";
-    for (const auto& [al, v] : ew) {
-      std::cout << "  alpha=" << fmt(al) << ":  beta = ";
-      if (v)
-        std::cout << fmt(*v) << "\n";
-      else
-        std::cout << "n/a (alpha must be in (0, 1) and the expansion must cross it)\n";
-    }
+    ew = edgeworth_betas(in.cumulants, alphas);
+    out["edgeworth"] = edgeworth_json(ew);
   }
-  if (lim) {
-    std::cout << "(eps, delta) limit (DRS Thm 3.6; an approximation): G_" << fmt(lim->mu(), 12)
-              << " (x) f_{0," << fmt(lim->d(), 12) << "}\n";
-    for (double al : alphas)
-      std::cout << "  alpha=" << fmt(al) << ":  beta = " << fmt(lim->beta(al)) << "\n";
+  if (a.flag("json")) {
+    print_json(out);
+    return 0;
   }
+  print_functionals(in.terms, r, all_finite);
+  print_clt_band(r, alphas);
+  if (edgeworth) print_edgeworth(ew);
+  if (lim) print_eps_delta_limit(*lim, alphas);
   return 0;
 }
 
