@@ -10,6 +10,8 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <optional>
+#include <utility>
 
 #include "cli.hpp"
 #include "fdp/audit/audit.hpp"
@@ -115,12 +117,18 @@ void write_curve(const audit_result& r, const std::string& path) {
   if (!f) throw std::runtime_error("--curve-out: write failed");
 }
 
-int run_audit(const args& a) {
-  // Large buffers come and go between the phases; keep freed memory in the
-  // heap instead of returning it to the system (page faults dominate
-  // otherwise: measured 20-30% of a 1e7-sample audit in a VM).
+// Large buffers come and go between the phases; keep freed memory in the
+// heap instead of returning it to the system (page faults dominate
+// otherwise: measured 20-30% of a 1e7-sample audit in a VM).
+void keep_freed_memory_in_heap() {
   ::mallopt(M_MMAP_THRESHOLD, 1 << 30);
   ::mallopt(M_TRIM_THRESHOLD, 1 << 30);
+}
+
+enum class audit_source { mechanism, sample_files, merged_stats };
+
+// Which of the three sources the options name (exactly one, or usage_error).
+audit_source audit_source_of(const args& a) {
   if (!a.positional().empty()) throw usage_error("unexpected argument '" + a.positional()[0] + "'");
   const bool builtin = a.has("mechanism");
   const bool files = a.has("samples0") || a.has("samples1");
@@ -138,6 +146,12 @@ int run_audit(const args& a) {
         "nothing to audit: give --mechanism NAME:params --input0 V --input1 V, or --samples0 FILE "
         "--samples1 FILE");
   }
+  return builtin ? audit_source::mechanism
+                 : (files ? audit_source::sample_files : audit_source::merged_stats);
+}
+
+// The options of the audit itself (the progress bar aside).
+audit_options audit_options_from(const args& a) {
   audit_options opt;
   opt.confidence = a.number_or("confidence", 0.95, 0, 1, true, true);
   opt.delta = a.number_or("delta", 0.0, 0, 1, false, true);
@@ -148,122 +162,189 @@ int run_audit(const args& a) {
   opt.shard_offset = static_cast<std::uint64_t>(a.integer_or("shard", 0, 0, 1LL << 40)) << 20;
   opt.bit_features = a.flag("bit-features");
   opt.oracle = !a.flag("no-oracle");
-  progress_bar bar;
-  if (!a.flag("no-progress")) opt.progress = [&bar](double f) { bar(f); };
+  return opt;
+}
 
-  std::unique_ptr<mech::mechanism> m;
-  std::vector<double> in0, in1;
+// An audit's report, and what was audited against which claim.
+struct audited {
+  audit_report report;
   std::string claim_text;
-  audit_report rep;
-  json src;
-  if (builtin) {
-    m = mech::make_mechanism(a.value("mechanism"));
-    in0 = mech::parse_answers(a.value("input0"), "--input0");
-    in1 = mech::parse_answers(a.value("input1"), "--input1");
-    const tradeoff claim = claim_from(a, m.get(), claim_text);
-    const auto n = static_cast<std::uint64_t>(
-        parse_count(a.value_or("samples", "1000000"), "--samples", 1, 100000000000LL));
-    src["mechanism"] = m->spec();
-    src["input0"] = in0;
-    src["input1"] = in1;
-    if (a.has("plan-in")) {
-      // Distributed evaluation: this run only adds evaluation outputs for a given plan.
-      const plan p = read_plan(a.value("plan-in"));
-      m->check_input(in0);
-      m->check_input(in1);
-      if (!a.has("stats-out"))
-        throw usage_error("--plan-in with --mechanism needs --stats-out FILE");
-      const eval_counts c = evaluate_mechanism(*m, in0, in1, n, p, opt);
-      write_stats(a.value("stats-out"), p, c);
-      return 0;
-    }
-    rep = audit_mechanism(*m, in0, in1, n, claim, opt);
-  } else if (files) {
-    if (!a.has("samples0") || !a.has("samples1"))
-      throw usage_error("give both --samples0 FILE and --samples1 FILE");
-    const tradeoff claim = claim_from(a, nullptr, claim_text);
-    src["samples0"] = a.value("samples0");
-    src["samples1"] = a.value("samples1");
-    rep = audit_files(a.value("samples0"), a.value("samples1"), claim, opt);
-  } else {
-    const tradeoff claim = claim_from(a, nullptr, claim_text);
-    const auto ins = a.all("stats-in");
-    plan p;
-    eval_counts c;
-    std::vector<std::pair<std::size_t, eval_counts>> streamless;  // sample-file shards read so far
-    for (std::size_t i = 0; i < ins.size(); ++i) {
-      plan pi;
-      eval_counts ci;
-      read_stats(ins[i], pi, ci);
-      if (i == 0) {
-        p = pi;
-        c = ci;
-      } else {
-        if (plan_fingerprint(pi) != plan_fingerprint(p)) {
-          throw std::invalid_argument(ins[i] + ": its plan differs from " + ins[0] +
-                                      "'s; only shards of one plan merge");
-        }
-        // Shards from sample files carry no stream: the same counts twice
-        // are the same file (or the same samples) given twice.
-        for (const auto& [j, cj] : streamless) {
-          if (!ci.streams.empty()) break;
-          if (cj.n[0] == ci.n[0] && cj.n[1] == ci.n[1] && cj.cells[0] == ci.cells[0] &&
-              cj.cells[1] == ci.cells[1]) {
-            throw std::invalid_argument(
-                ins[i] + ": the same counts as " + ins[j] +
-                " (the same shard given twice would count its samples twice)");
-          }
-        }
-        try {
-          c.merge(ci);
-        } catch (const std::invalid_argument& e) {
-          throw std::invalid_argument(ins[i] + ": " + e.what());
+  json source;          ///< what was audited, for the JSON
+  std::string subject;  ///< the same in words, for the text
+  /// Kept alive with the report: its category_name may name the
+  /// mechanism's tokens.
+  std::unique_ptr<mech::mechanism> mechanism;
+};
+
+// Distributed evaluation: this run only adds evaluation outputs for a given plan.
+void evaluate_shard(const args& a, const mech::mechanism& m, const std::vector<double>& in0,
+                    const std::vector<double>& in1, std::uint64_t n, const audit_options& opt) {
+  const plan p = read_plan(a.value("plan-in"));
+  m.check_input(in0);
+  m.check_input(in1);
+  if (!a.has("stats-out")) throw usage_error("--plan-in with --mechanism needs --stats-out FILE");
+  const eval_counts c = evaluate_mechanism(m, in0, in1, n, p, opt);
+  write_stats(a.value("stats-out"), p, c);
+}
+
+// nullopt: a --plan-in run, which only writes its shard (evaluate_shard).
+std::optional<audited> audit_builtin(const args& a, const audit_options& opt) {
+  audited r;
+  r.mechanism = mech::make_mechanism(a.value("mechanism"));
+  const mech::mechanism& m = *r.mechanism;
+  const auto in0 = mech::parse_answers(a.value("input0"), "--input0");
+  const auto in1 = mech::parse_answers(a.value("input1"), "--input1");
+  const tradeoff claim = claim_from(a, &m, r.claim_text);
+  const auto n = static_cast<std::uint64_t>(
+      parse_count(a.value_or("samples", "1000000"), "--samples", 1, 100000000000LL));
+  if (a.has("plan-in")) {
+    evaluate_shard(a, m, in0, in1, n, opt);
+    return std::nullopt;
+  }
+  r.source["mechanism"] = m.spec();
+  r.source["input0"] = in0;
+  r.source["input1"] = in1;
+  r.subject = m.spec();
+  r.report = audit_mechanism(m, in0, in1, n, claim, opt);
+  return r;
+}
+
+audited audit_sample_files(const args& a, const audit_options& opt) {
+  if (!a.has("samples0") || !a.has("samples1"))
+    throw usage_error("give both --samples0 FILE and --samples1 FILE");
+  audited r;
+  const tradeoff claim = claim_from(a, nullptr, r.claim_text);
+  r.source["samples0"] = a.value("samples0");
+  r.source["samples1"] = a.value("samples1");
+  r.subject = a.value("samples0") + " vs " + a.value("samples1");
+  r.report = audit_files(a.value("samples0"), a.value("samples1"), claim, opt);
+  return r;
+}
+
+// The shards of one plan, their counts added up.
+struct merged_shards {
+  plan p;
+  eval_counts counts;
+};
+
+merged_shards merge_shards(const std::vector<std::string>& files) {
+  merged_shards m;
+  std::vector<std::pair<std::size_t, eval_counts>> streamless;  // sample-file shards read so far
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    plan pi;
+    eval_counts ci;
+    read_stats(files[i], pi, ci);
+    if (i == 0) {
+      m.p = pi;
+      m.counts = ci;
+    } else {
+      if (plan_fingerprint(pi) != plan_fingerprint(m.p)) {
+        throw std::invalid_argument(files[i] + ": its plan differs from " + files[0] +
+                                    "'s; only shards of one plan merge");
+      }
+      // Shards from sample files carry no stream: the same counts twice
+      // are the same file (or the same samples) given twice.
+      for (const auto& [j, cj] : streamless) {
+        if (!ci.streams.empty()) break;
+        if (cj.n[0] == ci.n[0] && cj.n[1] == ci.n[1] && cj.cells[0] == ci.cells[0] &&
+            cj.cells[1] == ci.cells[1]) {
+          throw std::invalid_argument(
+              files[i] + ": the same counts as " + files[j] +
+              " (the same shard given twice would count its samples twice)");
         }
       }
-      if (ci.streams.empty()) streamless.emplace_back(i, std::move(ci));
+      try {
+        m.counts.merge(ci);
+      } catch (const std::invalid_argument& e) {
+        throw std::invalid_argument(files[i] + ": " + e.what());
+      }
     }
-    src["stats_in"] = ins;
-    rep = audit_counts(p, c, claim, opt.delta);
+    if (ci.streams.empty()) streamless.emplace_back(i, std::move(ci));
   }
+  return m;
+}
+
+audited audit_merged_stats(const args& a, const audit_options& opt) {
+  audited r;
+  const tradeoff claim = claim_from(a, nullptr, r.claim_text);
+  const auto ins = a.all("stats-in");
+  const merged_shards m = merge_shards(ins);
+  r.source["stats_in"] = ins;
+  r.subject = "merged statistics";
+  r.report = audit_counts(m.p, m.counts, claim, opt.delta);
+  return r;
+}
+
+std::optional<audited> audit_from(const args& a, audit_source source, const audit_options& opt) {
+  switch (source) {
+    case audit_source::mechanism:
+      return audit_builtin(a, opt);
+    case audit_source::sample_files:
+      return audit_sample_files(a, opt);
+    case audit_source::merged_stats:
+      break;
+  }
+  return audit_merged_stats(a, opt);
+}
+
+void write_requested_files(const args& a, const audit_report& rep) {
   if (a.has("plan-out")) write_plan(a.value("plan-out"), rep.tests);
   if (a.has("stats-out")) write_stats(a.value("stats-out"), rep.tests, rep.counts);
-  const audit_result& r = rep.result;
-  if (a.has("curve-out")) write_curve(r, a.value("curve-out"));
+  if (a.has("curve-out")) write_curve(rep.result, a.value("curve-out"));
+}
 
+// The witness's rejection event and ordering: its test's, or those of the
+// test's mirror (the complement event, in the other ordering).
+struct witness_event {
+  std::string event, ordering;
+};
+
+witness_event witness_event_of(const audit_report& rep) {
+  const audit_result& r = rep.result;
+  const test& t = rep.tests.tests[r.tests[r.w->test].index];
+  if (r.w->mirror) return {t.complement, ordering_text(1 - t.ordering)};
+  return {t.description, ordering_text(t.ordering)};
+}
+
+json witness_json(const audit_report& rep) {
+  const audit_result& r = rep.result;
+  if (!r.w) return nullptr;
+  const witness_event e = witness_event_of(rep);
+  return {{"alpha", r.w->alpha},
+          {"beta", r.w->beta},
+          {"claim_beta", r.w->claim_beta},
+          {"event", e.event},
+          {"ordering", e.ordering}};
+}
+
+json oracle_json(const audit_report& rep) {
+  if (!rep.oracle) return nullptr;
+  json o;
+  o["epsilon_lower"] = num(rep.oracle->epsilon);
+  o["mu_lower"] = num(rep.oracle->mu);
+  o["ratio"] =
+      rep.oracle->epsilon > 0 ? num(rep.result.epsilon_lower / rep.oracle->epsilon) : json(nullptr);
+  o["tests"] = rep.oracle_family;
+  return o;
+}
+
+json audit_json(const audited& d) {
+  const audit_report& rep = d.report;
+  const audit_result& r = rep.result;
   json out;
   out["verdict"] = r.verdict;
   out["confidence"] = r.confidence;
   out["samples"] = {rep.samples[0], rep.samples[1]};
   out["epsilon_lower"] = {{"delta", r.delta}, {"value", num(r.epsilon_lower)}};
   out["mu_lower"] = num(r.mu_lower);
-  if (r.w) {
-    const auto& x = r.tests[r.w->test];
-    const test& t = rep.tests.tests[x.index];
-    out["witness"] = {{"alpha", r.w->alpha},
-                      {"beta", r.w->beta},
-                      {"claim_beta", r.w->claim_beta},
-                      {"event", r.w->mirror ? t.complement : t.description},
-                      {"ordering", ordering_text(r.w->mirror ? 1 - t.ordering : t.ordering)}};
-  } else {
-    out["witness"] = nullptr;
-  }
+  out["witness"] = witness_json(rep);
   out["samples_needed"] = r.samples_needed ? num(*r.samples_needed) : json(nullptr);
   out["reason"] = r.reason;
-  out["claim"] = claim_text;
-  out["source"] = src;
+  out["claim"] = d.claim_text;
+  out["source"] = d.source;
   out["split"] = {{"selection", {r.selection[0], r.selection[1]}},
                   {"evaluation", {r.evaluation[0], r.evaluation[1]}}};
-  if (rep.oracle) {
-    json o;
-    o["epsilon_lower"] = num(rep.oracle->epsilon);
-    o["mu_lower"] = num(rep.oracle->mu);
-    o["ratio"] =
-        rep.oracle->epsilon > 0 ? num(r.epsilon_lower / rep.oracle->epsilon) : json(nullptr);
-    o["tests"] = rep.oracle_family;
-    out["oracle"] = o;
-  } else {
-    out["oracle"] = nullptr;
-  }
+  out["oracle"] = oracle_json(rep);
   json tj = json::array();
   for (const auto& x : r.tests) tj.push_back(test_json(rep, x));
   out["tests"] = tj;
@@ -274,51 +355,67 @@ int run_audit(const args& a) {
                     {"statistics", rep.seconds.statistics},
                     {"oracle", rep.seconds.oracle},
                     {"total", rep.seconds.total}};
-  const int code = r.verdict == "violation" ? 3 : 0;
-  if (a.flag("json")) {
-    print_json(out);
-    return code;
+  return out;
+}
+
+void print_oracle(const audit_report& rep) {
+  std::cout << "oracle (best certifiable with the same samples, true law known): epsilon >= "
+            << fmt(rep.oracle->epsilon, 6);
+  if (rep.oracle->epsilon > 0)
+    std::cout << "; achieved/oracle = "
+              << fmt_down(rep.result.epsilon_lower / rep.oracle->epsilon, 4);
+  std::cout << "\n";
+}
+
+void print_tests(const audit_report& rep) {
+  std::cout << "tests (all bounds hold together at the stated confidence):\n";
+  for (const auto& x : rep.result.tests) {
+    const auto& t = rep.tests.tests[x.index];
+    std::cout << "  [" << t.role << "] " << t.description << " (" << ordering_text(t.ordering)
+              << "): alpha <= " << fmt_up(x.alpha_upper, 5)
+              << ", beta <= " << fmt_up(x.beta_upper, 5)
+              << ", epsilon >= " << fmt(std::max(0.0, x.epsilon), 5)
+              << (x.violation ? "  VIOLATION" : "") << "\n";
   }
-  std::cout << "audit: "
-            << (builtin ? m->spec()
-                        : (files ? a.value("samples0") + " vs " + a.value("samples1")
-                                 : std::string("merged statistics")))
-            << "\n  claim " << claim_text << "; " << rep.samples[0] << " + " << rep.samples[1]
-            << " samples (selection " << r.selection[0] << " + " << r.selection[1]
-            << "); confidence " << fmt(r.confidence) << "\n";
+}
+
+void print_audit(const audited& d, bool list_tests) {
+  const audit_report& rep = d.report;
+  const audit_result& r = rep.result;
+  std::cout << "audit: " << d.subject << "\n  claim " << d.claim_text << "; " << rep.samples[0]
+            << " + " << rep.samples[1] << " samples (selection " << r.selection[0] << " + "
+            << r.selection[1] << "); confidence " << fmt(r.confidence) << "\n";
   std::cout << "verdict: " << r.verdict << " (" << r.reason << ")\n";
   if (r.samples_needed)
     std::cout << "  samples needed per side: about " << fmt(*r.samples_needed, 3) << "\n";
   if (r.w) {
-    const auto& t = rep.tests.tests[r.tests[r.w->test].index];
-    std::cout << "witness: rejection event " << (r.w->mirror ? t.complement : t.description) << " ("
-              << ordering_text(r.w->mirror ? 1 - t.ordering : t.ordering) << ")\n"
+    const witness_event e = witness_event_of(rep);
+    std::cout << "witness: rejection event " << e.event << " (" << e.ordering << ")\n"
               << "  alpha <= " << fmt(r.w->alpha, 6) << ", beta <= " << fmt(r.w->beta, 6)
               << ", but the claim says beta >= " << fmt(r.w->claim_beta, 6) << "\n";
   }
   std::cout << "epsilon >= " << fmt_down(r.epsilon_lower, 6) << " at delta = " << fmt(r.delta)
             << "\n";
   std::cout << "mu >= " << fmt_down(r.mu_lower, 6) << "\n";
-  if (rep.oracle) {
-    std::cout << "oracle (best certifiable with the same samples, true law known): epsilon >= "
-              << fmt(rep.oracle->epsilon, 6);
-    if (rep.oracle->epsilon > 0)
-      std::cout << "; achieved/oracle = " << fmt_down(r.epsilon_lower / rep.oracle->epsilon, 4);
-    std::cout << "\n";
-  }
-  if (a.flag("tests")) {
-    std::cout << "tests (all bounds hold together at the stated confidence):\n";
-    for (const auto& x : r.tests) {
-      const auto& t = rep.tests.tests[x.index];
-      std::cout << "  [" << t.role << "] " << t.description << " (" << ordering_text(t.ordering)
-                << "): alpha <= " << fmt_up(x.alpha_upper, 5)
-                << ", beta <= " << fmt_up(x.beta_upper, 5)
-                << ", epsilon >= " << fmt(std::max(0.0, x.epsilon), 5)
-                << (x.violation ? "  VIOLATION" : "") << "\n";
-    }
-  }
+  if (rep.oracle) print_oracle(rep);
+  if (list_tests) print_tests(rep);
   std::cout << "time: " << fmt(rep.seconds.total, 3) << " s\n";
-  return code;
+}
+
+int run_audit(const args& a) {
+  keep_freed_memory_in_heap();
+  const audit_source source = audit_source_of(a);
+  audit_options opt = audit_options_from(a);
+  progress_bar bar;
+  if (!a.flag("no-progress")) opt.progress = [&bar](double f) { bar(f); };
+  const std::optional<audited> done = audit_from(a, source, opt);
+  if (!done) return 0;  // (a --plan-in run: its shard is written)
+  write_requested_files(a, done->report);
+  if (a.flag("json"))
+    print_json(audit_json(*done));
+  else
+    print_audit(*done, a.flag("tests"));
+  return done->report.result.verdict == "violation" ? 3 : 0;
 }
 
 FDP_REGISTER_COMMAND(command{
