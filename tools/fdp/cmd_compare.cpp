@@ -15,79 +15,94 @@ std::string row(const std::string& name, const std::string& value, const std::st
   return buf;
 }
 
-int run_compare(const args& a) {
-  const auto specs = parse_specs(a);
-  const double delta = a.number("delta", 0, 1, true, true);
-  compose_options o;
-  o.delta_hint = delta;
-  o.tolerance = a.number_or("tolerance", o.tolerance, 0, 1, true, true);
-  const composition c = compose(specs, o);
-  const interval cert = c.epsilon(delta);
-  const clt_estimate clt = clt_estimate_of(specs, delta);
-  const classic_report cl = classic_account(specs, delta);
-  const rdp_report rd = rdp_account(specs, delta);
-  if (a.flag("json")) {
-    json out;
-    out["delta"] = delta;
-    json js = json::array();
-    for (const auto& s : specs) js.push_back(s.text);
-    out["specs"] = js;
-    json jc = bracket(cert.lower, cert.upper);
-    jc["method"] = c.method();
-    out["certified"] = jc;
-    json jl;
-    if (clt.applicable) {
-      jl["mu"] = num(clt.mu);
-      jl["epsilon"] = num(clt.epsilon);
-      jl["is_bound"] = false;
-    } else {
-      jl["applicable"] = false;
-      jl["reason"] = clt.reason;
-    }
-    out["clt"] = jl;
-    json jn, jadv;
-    if (cl.applicable) {
-      jn["epsilon"] = num(cl.naive_eps);
-      jn["delta"] = num(cl.naive_delta);
-      jadv["epsilon"] = num(cl.advanced_eps);
-      jadv["delta"] = num(cl.advanced_delta);
-      jadv["delta_prime"] = num(cl.advanced_delta_prime);
-    } else {
-      jn["applicable"] = false;
-      jn["reason"] = cl.reason;
-      jadv = jn;
-    }
-    out["naive"] = jn;
-    out["advanced"] = jadv;
-    json jr;
-    if (rd.applicable) {
-      json ji, jst;
-      ji["epsilon"] = num(rd.improved.eps);
-      ji["order"] = rd.improved.order;
-      jst["epsilon"] = num(rd.standard.eps);
-      jst["order"] = rd.standard.order;
-      jr["improved"] = ji;
-      jr["standard"] = jst;
-    } else {
-      jr["applicable"] = false;
-      jr["reason"] = rd.reason;
-    }
-    out["rdp"] = jr;
-    print_json(out);
-    return 0;
+// Every accountant's answer for one configuration: epsilon at delta.
+struct accountant_answers {
+  std::string certified_method;
+  interval certified;
+  clt_estimate clt;
+  classic_report classic;
+  rdp_report rdp;
+};
+
+json clt_estimate_json(const clt_estimate& clt) {
+  json jl;
+  if (clt.applicable) {
+    jl["mu"] = num(clt.mu);
+    jl["epsilon"] = num(clt.epsilon);
+    jl["is_bound"] = false;
+  } else {
+    jl["applicable"] = false;
+    jl["reason"] = clt.reason;
   }
+  return jl;
+}
+
+// "naive" and "advanced": the same reason when neither applies.
+void add_classic_json(json& out, const classic_report& cl) {
+  json jn, jadv;
+  if (cl.applicable) {
+    jn["epsilon"] = num(cl.naive_eps);
+    jn["delta"] = num(cl.naive_delta);
+    jadv["epsilon"] = num(cl.advanced_eps);
+    jadv["delta"] = num(cl.advanced_delta);
+    jadv["delta_prime"] = num(cl.advanced_delta_prime);
+  } else {
+    jn["applicable"] = false;
+    jn["reason"] = cl.reason;
+    jadv = jn;
+  }
+  out["naive"] = jn;
+  out["advanced"] = jadv;
+}
+
+json rdp_json(const rdp_report& rd) {
+  json jr;
+  if (rd.applicable) {
+    json ji, jst;
+    ji["epsilon"] = num(rd.improved.eps);
+    ji["order"] = rd.improved.order;
+    jst["epsilon"] = num(rd.standard.eps);
+    jst["order"] = rd.standard.order;
+    jr["improved"] = ji;
+    jr["standard"] = jst;
+  } else {
+    jr["applicable"] = false;
+    jr["reason"] = rd.reason;
+  }
+  return jr;
+}
+
+json compare_json(const std::vector<spec>& specs, double delta, const accountant_answers& r) {
+  json out;
+  out["delta"] = delta;
+  json js = json::array();
+  for (const auto& s : specs) js.push_back(s.text);
+  out["specs"] = js;
+  json jc = bracket(r.certified.lower, r.certified.upper);
+  jc["method"] = r.certified_method;
+  out["certified"] = jc;
+  out["clt"] = clt_estimate_json(r.clt);
+  add_classic_json(out, r.classic);
+  out["rdp"] = rdp_json(r.rdp);
+  return out;
+}
+
+void print_compare_table(const std::vector<spec>& specs, double delta,
+                         const accountant_answers& r) {
   std::cout << "epsilon at delta = " << fmt(delta) << " for " << specs.size() << " spec(s):";
   for (const auto& s : specs) std::cout << " " << s.text;
   std::cout << "\n\n" << row("accountant", "epsilon", "what it is");
-  std::cout << row("certified f-DP (fdp, " + c.method() + ")",
-                   "[" + fmt_down(cert.lower, 7) + ", " + fmt_up(cert.upper, 7) + "]",
+  std::cout << row("certified f-DP (fdp, " + r.certified_method + ")",
+                   "[" + fmt_down(r.certified.lower, 7) + ", " + fmt_up(r.certified.upper, 7) + "]",
                    "bound: the true epsilon is inside");
+  const clt_estimate& clt = r.clt;
   if (clt.applicable) {
     std::cout << row("CLT / GDP estimate (DRS, Bu et al.)", fmt(clt.epsilon, 7),
                      "NOT a bound (mu = " + fmt(clt.mu, 6) + ")");
   } else {
     std::cout << row("CLT / GDP estimate", "n/a", clt.reason);
   }
+  const classic_report& cl = r.classic;
   if (cl.applicable) {
     std::cout << row("naive composition (D&R Thm 3.16)", fmt(cl.naive_eps, 7),
                      "bound, at delta = " + fmt(cl.naive_delta, 4));
@@ -96,6 +111,7 @@ int run_compare(const args& a) {
   } else {
     std::cout << row("naive / advanced composition", "n/a", cl.reason);
   }
+  const rdp_report& rd = r.rdp;
   if (rd.applicable) {
     std::cout << row("RDP, improved conversion (CKS 2020)", fmt(rd.improved.eps, 7),
                      "bound, order " + fmt(rd.improved.order, 4));
@@ -105,6 +121,21 @@ int run_compare(const args& a) {
     std::cout << row("RDP (moments accountant)", "n/a", rd.reason);
   }
   if (cl.applicable) std::cout << "\n  classical delta split: " << cl.allocation << "\n";
+}
+
+int run_compare(const args& a) {
+  const auto specs = parse_specs(a);
+  const double delta = a.number("delta", 0, 1, true, true);
+  compose_options o;
+  o.delta_hint = delta;
+  o.tolerance = a.number_or("tolerance", o.tolerance, 0, 1, true, true);
+  const composition c = compose(specs, o);
+  const accountant_answers r{c.method(), c.epsilon(delta), clt_estimate_of(specs, delta),
+                             classic_account(specs, delta), rdp_account(specs, delta)};
+  if (a.flag("json"))
+    print_json(compare_json(specs, delta, r));
+  else
+    print_compare_table(specs, delta, r);
   return 0;
 }
 
