@@ -8,82 +8,114 @@
 namespace fdp::cli {
 namespace {
 
-int run_dpsgd(const args& a) {
+// --dataset-size N and --batch-size B, given together or not at all.
+struct batching {
+  bool given = false;
+  long long dataset_size = 0, batch_size = 0;
+};
+
+batching batching_from(const args& a) {
+  const bool have_n = a.has("dataset-size"), have_b = a.has("batch-size");
+  batching bt;
+  if (have_n) bt.dataset_size = a.integer_or("dataset-size", 0, 1, 1000000000000000LL);
+  if (have_b) bt.batch_size = a.integer_or("batch-size", 0, 1, 1000000000000000LL);
+  if (have_n != have_b) throw usage_error("--dataset-size and --batch-size go together");
+  bt.given = have_n;
+  if (bt.given && bt.batch_size > bt.dataset_size) {
+    throw usage_error("--batch-size = " + std::to_string(bt.batch_size) +
+                      " must be <= --dataset-size = " + std::to_string(bt.dataset_size));
+  }
+  return bt;
+}
+
+// q: --q, or B/N; both only when they agree.
+double sampling_rate(const args& a, const batching& bt) {
+  if (!a.has("q")) {
+    if (!bt.given)
+      throw usage_error("--q is required (or --dataset-size N --batch-size B, giving q = B/N)");
+    return static_cast<double>(bt.batch_size) / static_cast<double>(bt.dataset_size);
+  }
+  const double q = a.number("q", 0, 1, true, false);
+  if (bt.given) {
+    const double qb = static_cast<double>(bt.batch_size) / static_cast<double>(bt.dataset_size);
+    if (std::fabs(q - qb) > 1e-9 * qb) {
+      throw usage_error("--q = " + fmt(q, 17) + " disagrees with --batch-size / --dataset-size = " +
+                        fmt(qb, 17) + " (give one or make them agree)");
+    }
+  }
+  return q;
+}
+
+// The DP-SGD run to account for, and its epochs when given as such.
+struct dpsgd_run {
+  dpsgd_config config;
+  double epochs = 0;  ///< 0: --steps was given
+};
+
+// T: --steps, or ceil(E N / B) from --epochs.
+void set_steps(const args& a, const batching& bt, dpsgd_run& run) {
+  if (a.has("steps") && a.has("epochs"))
+    throw usage_error("give either --steps or --epochs, not both");
+  if (a.has("steps")) {
+    run.config.steps = a.integer_or("steps", 0, 1, 1000000000000LL);
+  } else if (a.has("epochs")) {
+    run.epochs = a.number("epochs", 0, 1e9, true);
+    if (!bt.given) throw usage_error("--epochs needs --dataset-size and --batch-size");
+    run.config.steps = dpsgd_steps(run.epochs, bt.dataset_size, bt.batch_size);
+  } else {
+    throw usage_error("give --steps T, or --epochs E with --dataset-size N and --batch-size B");
+  }
+}
+
+dpsgd_run dpsgd_run_from(const args& a) {
   if (!a.positional().empty()) throw usage_error("unexpected argument '" + a.positional()[0] + "'");
-  dpsgd_config c;
+  dpsgd_run run;
+  dpsgd_config& c = run.config;
   c.sigma = a.number("sigma", 0, 1e300, true);
   c.delta = a.number("delta", 0, 1, true, true);
   c.sampling = parse_sampling(a.value_or("sampling", "poisson"));
   c.neighbours = parse_neighbours(a.value_or("neighbours", "add-remove"));
   c.sensitivity = a.number_or("sensitivity", 0.0, 0, 1e300, true);
   c.tolerance = a.number_or("tolerance", c.tolerance, 0, 0.5, true, true);
-  const bool have_n = a.has("dataset-size"), have_b = a.has("batch-size");
-  long long n = 0, b = 0;
-  if (have_n) n = a.integer_or("dataset-size", 0, 1, 1000000000000000LL);
-  if (have_b) b = a.integer_or("batch-size", 0, 1, 1000000000000000LL);
-  if (have_n != have_b) throw usage_error("--dataset-size and --batch-size go together");
-  if (have_n && b > n) {
-    throw usage_error("--batch-size = " + std::to_string(b) +
-                      " must be <= --dataset-size = " + std::to_string(n));
-  }
-  if (a.has("q")) {
-    c.q = a.number("q", 0, 1, true, false);
-    if (have_n) {
-      const double qb = static_cast<double>(b) / static_cast<double>(n);
-      if (std::fabs(c.q - qb) > 1e-9 * qb) {
-        throw usage_error("--q = " + fmt(c.q, 17) +
-                          " disagrees with --batch-size / --dataset-size = " + fmt(qb, 17) +
-                          " (give one or make them agree)");
-      }
-    }
-  } else if (have_n) {
-    c.q = static_cast<double>(b) / static_cast<double>(n);
-  } else {
-    throw usage_error("--q is required (or --dataset-size N --batch-size B, giving q = B/N)");
-  }
-  if (a.has("steps") && a.has("epochs"))
-    throw usage_error("give either --steps or --epochs, not both");
-  double epochs = 0;
-  if (a.has("steps")) {
-    c.steps = a.integer_or("steps", 0, 1, 1000000000000LL);
-  } else if (a.has("epochs")) {
-    epochs = a.number("epochs", 0, 1e9, true);
-    if (!have_n) throw usage_error("--epochs needs --dataset-size and --batch-size");
-    c.steps = dpsgd_steps(epochs, n, b);
-  } else {
-    throw usage_error("give --steps T, or --epochs E with --dataset-size N and --batch-size B");
-  }
+  const batching bt = batching_from(a);
+  c.q = sampling_rate(a, bt);
+  set_steps(a, bt, run);
   c.gdp_summary = !a.flag("no-mu");
-  const dpsgd_report r = account_dpsgd(c);
-  if (a.flag("json")) {
-    json out;
-    out["sampling"] = to_string(c.sampling);
-    out["neighbours"] = to_string(c.neighbours);
-    out["q"] = c.q;
-    out["sigma"] = c.sigma;
-    out["steps"] = c.steps;
-    if (epochs > 0) out["epochs"] = epochs;
-    out["delta"] = c.delta;
-    out["sensitivity"] = r.sensitivity;
-    out["epsilon"] = bracket(r.epsilon.lower, r.epsilon.upper);
-    if (r.has_mu) out["mu"] = bracket(r.mu.lower, r.mu.upper);
-    json clt;
-    clt["mu"] = num(r.clt_mu);
-    clt["epsilon"] = num(r.clt_epsilon);
-    clt["is_bound"] = false;
-    clt["formula"] = r.clt_formula;
-    clt["note"] =
-        "central-limit approximation, not a bound; on DP-SGD it typically under-states epsilon";
-    out["clt"] = clt;
-    out["route"] = r.route;
-    out["seconds"] = r.seconds;
-    print_json(out);
-    return 0;
-  }
+  return run;
+}
+
+json dpsgd_json(const dpsgd_run& run, const dpsgd_report& r) {
+  const dpsgd_config& c = run.config;
+  json out;
+  out["sampling"] = to_string(c.sampling);
+  out["neighbours"] = to_string(c.neighbours);
+  out["q"] = c.q;
+  out["sigma"] = c.sigma;
+  out["steps"] = c.steps;
+  if (run.epochs > 0) out["epochs"] = run.epochs;
+  out["delta"] = c.delta;
+  out["sensitivity"] = r.sensitivity;
+  out["epsilon"] = bracket(r.epsilon.lower, r.epsilon.upper);
+  if (r.has_mu) out["mu"] = bracket(r.mu.lower, r.mu.upper);
+  json clt;
+  clt["mu"] = num(r.clt_mu);
+  clt["epsilon"] = num(r.clt_epsilon);
+  clt["is_bound"] = false;
+  clt["formula"] = r.clt_formula;
+  clt["note"] =
+      "central-limit approximation, not a bound; on DP-SGD it typically under-states epsilon";
+  out["clt"] = clt;
+  out["route"] = r.route;
+  out["seconds"] = r.seconds;
+  return out;
+}
+
+void print_dpsgd(const dpsgd_run& run, const dpsgd_report& r) {
+  const dpsgd_config& c = run.config;
   std::cout << "DP-SGD: " << to_string(c.sampling) << " sampling (q = " << fmt(c.q)
             << "), sigma = " << fmt(c.sigma) << ", " << c.steps << " steps"
-            << (epochs > 0 ? " (" + fmt(epochs) + " epochs, ceil(E N / B))" : std::string()) << ", "
-            << to_string(c.neighbours) << " neighbours (sensitivity " << fmt(r.sensitivity)
+            << (run.epochs > 0 ? " (" + fmt(run.epochs) + " epochs, ceil(E N / B))" : std::string())
+            << ", " << to_string(c.neighbours) << " neighbours (sensitivity " << fmt(r.sensitivity)
             << " C), delta = " << fmt(c.delta) << "\n";
   std::cout << "  certified epsilon:          [" << fmt_down(r.epsilon.lower) << ", "
             << fmt_up(r.epsilon.upper) << "]   (a bound: epsilon <= " << fmt_up(r.epsilon.upper)
@@ -97,6 +129,15 @@ int run_dpsgd(const args& a) {
             << "   NOT a bound: an approximation that typically under-states DP-SGD's epsilon\n";
   std::cout << "  route: " << r.route << "\n";
   std::cout << "  (" << fmt(r.seconds * 1e3, 4) << " ms)\n";
+}
+
+int run_dpsgd(const args& a) {
+  const dpsgd_run run = dpsgd_run_from(a);
+  const dpsgd_report r = account_dpsgd(run.config);
+  if (a.flag("json"))
+    print_json(dpsgd_json(run, r));
+  else
+    print_dpsgd(run, r);
   return 0;
 }
 
