@@ -63,100 +63,117 @@ void only(const args& a, const std::string& sub, const std::vector<std::string>&
   }
 }
 
+int ledger_init(const args& a) {
+  only(a, "init", {"budget-eps", "delta", "grid-step", "tolerance", "force", "json"});
+  const auto& pos = a.positional();
+  if (pos.size() != 2) throw usage_error("usage: fdp ledger init --budget-eps E --delta D FILE");
+  const std::string file = pos[1];
+  const ledger_lock lock(file);  // (two inits of one file: the second sees the first's)
+  if (file_exists(file) && !a.flag("force")) {
+    throw usage_error("ledger file '" + file + "' already exists (use --force to replace it)");
+  }
+  accountant_options o;
+  o.grid_step = a.number_or("grid-step", 0.0, 1e-6, 0.1);
+  o.tolerance = a.number_or("tolerance", o.tolerance, 0, 1, true, true);
+  accountant led(a.number("budget-eps", 0, 1e300, true), a.number("delta", 0, 1, true, true), o);
+  led.save(file);
+  if (a.flag("json"))
+    print_json(status_json(led, file));
+  else
+    std::cout << "created ledger " << file << " with budget (epsilon " << fmt(led.budget_epsilon())
+              << ", delta " << fmt(led.budget_delta()) << ")\n";
+  return 0;
+}
+
+int ledger_add(const args& a) {
+  only(a, "add", {"json"});
+  const auto& pos = a.positional();
+  if (pos.size() < 3) throw usage_error("usage: fdp ledger add FILE SPEC...");
+  const std::string file = pos[1];
+  // Held from the read to the write: concurrent adds serialize, each
+  // counting the entries of those before it against the budget.
+  const ledger_lock lock(file);
+  accountant led = accountant::load(file);
+  // every spec read first (a bad one is named even after one over budget);
+  // all or nothing: the file changes only if every spec fits
+  for (std::size_t i = 2; i < pos.size(); ++i) led.validate(pos[i]);
+  try {
+    for (std::size_t i = 2; i < pos.size(); ++i) led.add(pos[i]);
+  } catch (const budget_exceeded& e) {
+    std::cerr << "fdp ledger: " << e.what() << "\n";
+    return kExitRefused;
+  }
+  led.save(file);
+  if (a.flag("json")) {
+    print_json(status_json(led, file));
+  } else {
+    std::cout << "recorded " << pos.size() - 2 << " spec(s)\n";
+    print_status(led, file);
+  }
+  return 0;
+}
+
+// The certified epsilon of the ledger with `specs` added; nothing recorded.
+interval epsilon_after(const accountant& led, const std::vector<std::string>& specs) {
+  accountant trial = led;
+  // (every spec is read first: a bad one is named even after an infinite one)
+  for (const auto& s : specs) led.validate(s);
+  // Mass at infinite loss above the budget's delta: no finite epsilon
+  // (certified without composing, which could need a grid beyond the limit).
+  for (const auto& s : specs) {
+    if (trial.no_finite_epsilon(s, led.budget_delta())) {
+      const double inf = std::numeric_limits<double>::infinity();
+      return {inf, inf};
+    }
+    trial.add_unchecked(s);
+  }
+  return trial.spent();
+}
+
+int ledger_check(const args& a) {
+  only(a, "check", {"json"});
+  const auto& pos = a.positional();
+  if (pos.size() < 3) throw usage_error("usage: fdp ledger check FILE SPEC...");
+  const std::string file = pos[1];
+  const accountant led = accountant::load(file);
+  const interval after = epsilon_after(led, {pos.begin() + 2, pos.end()});
+  const bool ok = after.upper <= led.budget_epsilon();
+  if (a.flag("json")) {
+    json out = status_json(led, file);
+    out["affordable"] = ok;
+    out["after"] = bracket(after.lower, after.upper);
+    print_json(out);
+  } else {
+    std::cout << (ok ? "affordable" : "NOT affordable")
+              << ": with these spec(s) the certified epsilon would be [" << fmt_down(after.lower)
+              << ", " << fmt_up(after.upper) << "] (budget " << fmt(led.budget_epsilon())
+              << " at delta " << fmt(led.budget_delta()) << "); nothing recorded\n";
+  }
+  return ok ? 0 : kExitRefused;
+}
+
+int ledger_status(const args& a) {
+  only(a, "status", {"json"});
+  const auto& pos = a.positional();
+  if (pos.size() != 2) throw usage_error("usage: fdp ledger status FILE");
+  const accountant led = accountant::load(pos[1]);
+  if (a.flag("json"))
+    print_json(status_json(led, pos[1]));
+  else
+    print_status(led, pos[1]);
+  return 0;
+}
+
 int run_ledger(const args& a) {
   const auto& pos = a.positional();
   if (pos.empty())
     throw usage_error(
         "a subcommand is required: init, add, status or check (see 'fdp ledger --help')");
   const std::string sub = pos[0];
-  const bool js = a.flag("json");
-  if (sub == "init") {
-    only(a, sub, {"budget-eps", "delta", "grid-step", "tolerance", "force", "json"});
-    if (pos.size() != 2) throw usage_error("usage: fdp ledger init --budget-eps E --delta D FILE");
-    const std::string file = pos[1];
-    const ledger_lock lock(file);  // (two inits of one file: the second sees the first's)
-    if (file_exists(file) && !a.flag("force")) {
-      throw usage_error("ledger file '" + file + "' already exists (use --force to replace it)");
-    }
-    accountant_options o;
-    o.grid_step = a.number_or("grid-step", 0.0, 1e-6, 0.1);
-    o.tolerance = a.number_or("tolerance", o.tolerance, 0, 1, true, true);
-    accountant led(a.number("budget-eps", 0, 1e300, true), a.number("delta", 0, 1, true, true), o);
-    led.save(file);
-    if (js)
-      print_json(status_json(led, file));
-    else
-      std::cout << "created ledger " << file << " with budget (epsilon "
-                << fmt(led.budget_epsilon()) << ", delta " << fmt(led.budget_delta()) << ")\n";
-    return 0;
-  }
-  if (sub == "add") {
-    only(a, sub, {"json"});
-    if (pos.size() < 3) throw usage_error("usage: fdp ledger add FILE SPEC...");
-    const std::string file = pos[1];
-    // Held from the read to the write: concurrent adds serialize, each
-    // counting the entries of those before it against the budget.
-    const ledger_lock lock(file);
-    accountant led = accountant::load(file);
-    // every spec read first (a bad one is named even after one over budget);
-    // all or nothing: the file changes only if every spec fits
-    for (std::size_t i = 2; i < pos.size(); ++i) led.validate(pos[i]);
-    try {
-      for (std::size_t i = 2; i < pos.size(); ++i) led.add(pos[i]);
-    } catch (const budget_exceeded& e) {
-      std::cerr << "fdp ledger: " << e.what() << "\n";
-      return kExitRefused;
-    }
-    led.save(file);
-    if (js)
-      print_json(status_json(led, file));
-    else {
-      std::cout << "recorded " << pos.size() - 2 << " spec(s)\n";
-      print_status(led, file);
-    }
-    return 0;
-  }
-  if (sub == "check") {
-    only(a, sub, {"json"});
-    if (pos.size() < 3) throw usage_error("usage: fdp ledger check FILE SPEC...");
-    const std::string file = pos[1];
-    accountant led = accountant::load(file);
-    accountant trial = led;
-    // Mass at infinite loss above the budget's delta: no finite epsilon
-    // (certified without composing, which could need a grid beyond the limit).
-    // (every spec is read first: a bad one is named even after an infinite one)
-    for (std::size_t i = 2; i < pos.size(); ++i) led.validate(pos[i]);
-    bool infinite = false;
-    for (std::size_t i = 2; i < pos.size() && !infinite; ++i) {
-      infinite = trial.no_finite_epsilon(pos[i], led.budget_delta());
-      if (!infinite) trial.add_unchecked(pos[i]);
-    }
-    const double inf = std::numeric_limits<double>::infinity();
-    const interval after = infinite ? interval{inf, inf} : trial.spent();
-    const bool ok = after.upper <= led.budget_epsilon();
-    if (js) {
-      json out = status_json(led, file);
-      out["affordable"] = ok;
-      out["after"] = bracket(after.lower, after.upper);
-      print_json(out);
-    } else {
-      std::cout << (ok ? "affordable" : "NOT affordable")
-                << ": with these spec(s) the certified epsilon would be [" << fmt_down(after.lower)
-                << ", " << fmt_up(after.upper) << "] (budget " << fmt(led.budget_epsilon())
-                << " at delta " << fmt(led.budget_delta()) << "); nothing recorded\n";
-    }
-    return ok ? 0 : kExitRefused;
-  }
-  if (sub == "status") {
-    only(a, sub, {"json"});
-    if (pos.size() != 2) throw usage_error("usage: fdp ledger status FILE");
-    const accountant led = accountant::load(pos[1]);
-    if (js)
-      print_json(status_json(led, pos[1]));
-    else
-      print_status(led, pos[1]);
-    return 0;
-  }
+  if (sub == "init") return ledger_init(a);
+  if (sub == "add") return ledger_add(a);
+  if (sub == "check") return ledger_check(a);
+  if (sub == "status") return ledger_status(a);
   throw usage_error("unknown subcommand '" + sub + "' (init, add, status, check)");
 }
 
