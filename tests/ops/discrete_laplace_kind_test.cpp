@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "../golden/golden_csv.hpp"
+#include "exact_outcomes.hpp"
 #include "fdp/budget/classic.hpp"
 #include "fdp/budget/ledger.hpp"
 #include "fdp/core/error.hpp"
@@ -31,11 +32,8 @@
 namespace fdp {
 namespace {
 
-using real = long double;
-
-struct outcome {
-  real p, q;  // its probability under P and under Q
-};
+using exact::outcome;
+using exact::real;
 
 // One application, outcome by outcome: z in [-N, D + N] with w^N < e^-100
 // (the rest of both tails, below 4e-44, is left out).
@@ -78,41 +76,6 @@ std::vector<outcome> n_fold(double t, int d, int n) {
     all = std::move(next);
   }
   return all;
-}
-
-// delta(eps) = max over both orders of sum_o max(0, Q(o) - e^eps P(o)).
-real exact_delta(const std::vector<outcome>& os, real eps) {
-  real fwd = 0, rev = 0;
-  for (const auto& o : os) {
-    fwd += std::max<real>(0, o.q - std::exp(eps) * o.p);
-    rev += std::max<real>(0, o.p - std::exp(eps) * o.q);
-  }
-  return std::max(fwd, rev);
-}
-
-// The smallest eps >= 0 with delta(eps) <= target (delta is continuous and decreasing).
-real exact_epsilon(const std::vector<outcome>& os, real target) {
-  if (exact_delta(os, 0) <= target) return 0;
-  real lo = 0, hi = 1;
-  while (exact_delta(os, hi) > target) lo = hi, hi *= 2;
-  for (int i = 0; i < 200; ++i) {
-    const real mid = (lo + hi) / 2;
-    (exact_delta(os, mid) > target ? lo : hi) = mid;
-  }
-  return hi;
-}
-
-// T(P, Q)(alpha) by Neyman-Pearson: reject the outcomes of largest Q/P first.
-real exact_beta(std::vector<outcome> os, real alpha) {
-  std::stable_sort(os.begin(), os.end(),
-                   [](const outcome& a, const outcome& b) { return a.q * b.p > b.q * a.p; });
-  real a = 0, b = 1;
-  for (const auto& o : os) {
-    if (a + o.p >= alpha) return b - (alpha - a) / o.p * o.q;  // (randomize on this outcome)
-    a += o.p;
-    b -= o.q;
-  }
-  return 0;
 }
 
 std::string spec_text(double t, int d, int n) {
@@ -160,7 +123,7 @@ TEST(DiscreteLaplaceKind, OneApplicationIsTheExactTradeoff) {
     double worst = 0, worst_mech = 0;
     for (int i = 0; i <= 200; ++i) {
       const double a = i / 200.0;
-      const real truth = exact_beta(os, a);
+      const real truth = exact::beta(os, a);
       worst = std::max(worst, std::fabs(beta(f, a) - static_cast<double>(truth)));
       worst_mech = std::max(worst_mech, std::fabs(beta(*exact, a) - static_cast<double>(truth)));
       EXPECT_NEAR(beta(f, a), static_cast<double>(truth), 1e-15) << s.text << " at " << a;
@@ -202,11 +165,11 @@ TEST(DiscreteLaplaceKind, CompositionsContainTheEnumeratedTruth) {
         const std::string what = text + (m == compose_method::pld ? " pld" : " auto");
         EXPECT_EQ(comp.is_exact(), m == compose_method::automatic && c.d == 1) << what;
         for (double e : {0.0, 0.25, 1.0, 2.5, 6.0})
-          expect_contains(comp.delta(e), exact_delta(os, e),
+          expect_contains(comp.delta(e), exact::delta(os, e),
                           what + " delta at " + std::to_string(e));
         for (double d : {1e-2, 1e-3, 1e-5, 1e-9}) {
           const interval b = comp.epsilon(d);
-          expect_contains(b, exact_epsilon(os, d), what + " epsilon at " + std::to_string(d));
+          expect_contains(b, exact::epsilon(os, d), what + " epsilon at " + std::to_string(d));
           // (the grid is refined for the bracket at delta_hint = 1e-5)
           if (d >= 1e-5)
             EXPECT_LE(b.upper - b.lower, (comp.is_exact() ? 1e-12
@@ -217,7 +180,7 @@ TEST(DiscreteLaplaceKind, CompositionsContainTheEnumeratedTruth) {
         }
         for (double a : {1e-4, 0.01, 0.1, 0.3, 0.5, 0.9}) {
           const interval b = comp.beta(a);
-          expect_contains(b, exact_beta(os, a), what + " beta at " + std::to_string(a));
+          expect_contains(b, exact::beta(os, a), what + " beta at " + std::to_string(a));
           // Closed forms: a few ulps of the polygon's vertices. PLD: the
           // grid is refined for the epsilon bracket only (as for
           // randomized-response; beta at 0.3 of t=0.7,sensitivity=2,times=2
@@ -355,7 +318,7 @@ TEST(DiscreteLaplaceKind, LedgerAndClassicAccounting) {
   a.add("discrete-laplace:t=2,sensitivity=3,times=2");
   a.add("discrete-laplace:t=2,sensitivity=3,times=4");
   EXPECT_EQ(a.groups(), 1u);
-  expect_contains(a.spent(1e-3), exact_epsilon(os, 1e-3), "ledger spent at 1e-3");
+  expect_contains(a.spent(1e-3), exact::epsilon(os, 1e-3), "ledger spent at 1e-3");
   const classic_report r =
       classic_account({parse_spec("discrete-laplace:t=2,sensitivity=3,times=6")}, 1e-5);
   ASSERT_TRUE(r.applicable);
@@ -374,8 +337,8 @@ TEST(DiscreteLaplaceKind, LargeSensitivityAndTheEdgeOfTheRange) {
               << std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()
               << " s (with the enumeration)\n";
     for (double a : {1e-3, 0.1, 0.5})
-      expect_contains(one.beta(a), exact_beta(os, a), s.text + " beta at " + std::to_string(a));
-    expect_contains(one.epsilon(1e-5), exact_epsilon(os, 1e-5), s.text + " epsilon at 1e-5");
+      expect_contains(one.beta(a), exact::beta(os, a), s.text + " beta at " + std::to_string(a));
+    expect_contains(one.epsilon(1e-5), exact::epsilon(os, 1e-5), s.text + " epsilon at 1e-5");
   }
   {
     // eps = D/t = 699, at the edge: the law's smallest masses are e^-699 / (1 + w)

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "exact_outcomes.hpp"
 #include "fdp/budget/classic.hpp"
 #include "fdp/budget/ledger.hpp"
 #include "fdp/core/error.hpp"
@@ -24,11 +25,8 @@
 namespace fdp {
 namespace {
 
-using real = long double;
-
-struct outcome {
-  real p, q;  // its probability on input 0 and on input 1
-};
+using exact::outcome;
+using exact::real;
 
 // One application: the reported category on true category 0 (P) and 1 (Q).
 std::vector<outcome> one_application(double eps, int k) {
@@ -50,41 +48,6 @@ std::vector<outcome> n_fold(double eps, int k, int n) {
     all = std::move(next);
   }
   return all;
-}
-
-// delta(eps) = max over both orders of sum_o max(0, Q(o) - e^eps P(o)).
-real exact_delta(const std::vector<outcome>& os, real eps) {
-  real fwd = 0, rev = 0;
-  for (const auto& o : os) {
-    fwd += std::max<real>(0, o.q - std::exp(eps) * o.p);
-    rev += std::max<real>(0, o.p - std::exp(eps) * o.q);
-  }
-  return std::max(fwd, rev);
-}
-
-// The smallest eps >= 0 with delta(eps) <= target (delta is continuous and decreasing).
-real exact_epsilon(const std::vector<outcome>& os, real target) {
-  if (exact_delta(os, 0) <= target) return 0;
-  real lo = 0, hi = 1;
-  while (exact_delta(os, hi) > target) lo = hi, hi *= 2;
-  for (int i = 0; i < 200; ++i) {
-    const real mid = (lo + hi) / 2;
-    (exact_delta(os, mid) > target ? lo : hi) = mid;
-  }
-  return hi;
-}
-
-// T(P, Q)(alpha) by Neyman-Pearson: reject the outcomes of largest Q/P first.
-real exact_beta(std::vector<outcome> os, real alpha) {
-  std::sort(os.begin(), os.end(),
-            [](const outcome& a, const outcome& b) { return a.q * b.p > b.q * a.p; });
-  real a = 0, b = 1;
-  for (const auto& o : os) {
-    if (a + o.p >= alpha) return b - (alpha - a) / o.p * o.q;  // (randomize on this outcome)
-    a += o.p;
-    b -= o.q;
-  }
-  return 0;
 }
 
 std::string spec_text(double eps, int k, int n) {
@@ -116,7 +79,7 @@ TEST(RandomizedResponseKind, OneApplicationIsTheExactPolygon) {
     EXPECT_EQ(std::holds_alternative<eps_delta>(f.get()), c.k == 2);
     const auto os = one_application(c.eps, c.k);
     for (double a = 0; a <= 1.0; a += 1.0 / 64) {
-      EXPECT_NEAR(beta(f, a), static_cast<double>(exact_beta(os, a)), 1e-15)
+      EXPECT_NEAR(beta(f, a), static_cast<double>(exact::beta(os, a)), 1e-15)
           << s.text << " at " << a;
     }
     const compose_term t = make_term(s);
@@ -178,16 +141,17 @@ TEST(RandomizedResponseKind, CompositionsContainTheEnumeratedTruth) {
       const std::string what = text + (m == compose_method::pld ? " pld" : " auto");
       EXPECT_EQ(comp.is_exact(), m == compose_method::automatic && c.k == 2) << what;
       for (double e : {0.0, 0.25, 1.0, 2.5})
-        expect_contains(comp.delta(e), exact_delta(os, e), what + " delta at " + std::to_string(e));
+        expect_contains(comp.delta(e), exact::delta(os, e),
+                        what + " delta at " + std::to_string(e));
       for (double d : {1e-2, 1e-3, 1e-5}) {
         const interval b = comp.epsilon(d);
-        expect_contains(b, exact_epsilon(os, d), what + " epsilon at " + std::to_string(d));
+        expect_contains(b, exact::epsilon(os, d), what + " epsilon at " + std::to_string(d));
         EXPECT_LE(b.upper - b.lower, (comp.is_exact() ? 1e-12 : 2e-2) * b.upper)
             << what << " epsilon at " << d;
       }
       for (double a : {1e-4, 0.01, 0.1, 0.3, 0.5, 0.9}) {
         const interval b = comp.beta(a);
-        expect_contains(b, exact_beta(os, a), what + " beta at " + std::to_string(a));
+        expect_contains(b, exact::beta(os, a), what + " beta at " + std::to_string(a));
         // Closed forms: a few ulps of the polygon's vertices. PLD: the grid is
         // refined for the epsilon bracket only, which for these lattice laws
         // is exact at once (beta at 0.3 of eps=1.2,k=4,times=3 is 8% wide).
@@ -247,7 +211,7 @@ TEST(RandomizedResponseKind, LedgerAndClassicAccounting) {
   a.add("randomized-response:eps=0.5,k=3,times=2");
   a.add("randomized-response:eps=0.5,k=3,times=4");
   EXPECT_EQ(a.groups(), 1u);
-  expect_contains(a.spent(1e-3), exact_epsilon(os, 1e-3), "ledger spent at 1e-3");
+  expect_contains(a.spent(1e-3), exact::epsilon(os, 1e-3), "ledger spent at 1e-3");
   const classic_report r =
       classic_account({parse_spec("randomized-response:eps=0.5,k=3,times=6")}, 1e-5);
   ASSERT_TRUE(r.applicable);
