@@ -590,11 +590,22 @@ compose_options first_stage_options(const compose_term& t, std::int64_t k, std::
   // gap is carried through the second stage as it is)
   o1.initial_step = step_scale * auto_step({tk});
   o1.max_refinements = 0;
+  o1.delta_at_eps.clear();  // (the queries are the second stage's)
   // the first stage is a sqrt(n)-fold: a grid beyond 2^20 points means the
   // one-term resolution is too fine for staging to pay (the one-grid path
   // then decides, or refuses)
   o1.max_grid = capped_grid(opt.max_grid, std::size_t(1) << 20);
   o1.outer_times = r * std::max<std::int64_t>(opt.outer_times, 1);
+  // The second stage tilts the r-fold at its tuning delta d: the Chernoff
+  // tilt argmin_t (r K(t) - log d) / t of the k-fold's log-MGF K is the
+  // k-fold's own at d^(1/r). The k-fold tilted there is accurate, relative
+  // to its mass, where the second stage's tilted measure lies; untilted,
+  // its FFT rounding (absolute) swamps the thin right tail that the second
+  // tilt multiplies by e^{theta loss} (P1 of the perf scenarios: 500,000-fold
+  // subsampled Gaussian at delta 1e-7 was [3.29, 3.56] for a truth of 3.344).
+  const double d2 =
+      tuning_delta(terms, opt.delta_hint > 0 ? std::max(opt.delta_hint, 1e-300) : 1e-5);
+  o1.tilt_delta = std::exp(std::log(d2) / static_cast<double>(o1.outer_times));
   // The mass outside the first stage's FFT window counts in each of the r
   // k-folds: its share of the accuracy at delta_hint is that of the
   // one-grid default (1e-3 tolerance delta_hint) split among them, rather
@@ -775,6 +786,8 @@ void check_compose_inputs(const std::vector<compose_term>& terms, const compose_
                   opt.delta_hint, "must be in [0, 1)");
   detail::require(opt.initial_step >= 0 && std::isfinite(opt.initial_step), "compose",
                   "initial_step", opt.initial_step, "must be finite and >= 0 (0: automatic)");
+  for (double e : opt.delta_at_eps)
+    detail::require(!std::isnan(e), "compose", "delta_at_eps", e, "must be a number");
   if (opt.outer_times < 1) {
     detail::throw_domain("compose", "outer_times", static_cast<long long>(opt.outer_times),
                          "must be >= 1");
@@ -802,6 +815,19 @@ double relative_width(const interval& e) {
   return std::isfinite(e.upper) ? (e.upper - e.lower) / std::max(e.upper, 1e-3) : kInf;
 }
 
+// The relative width the refinement judges a composition by: the epsilon
+// bracket's at delta_hint and every delta bracket's asked for at an epsilon
+// (relative to its upper end; below 1e-300 the double range allows no
+// better, and an infinite epsilon certified by its lower end is met).
+double answer_width(const composition& c, const compose_options& opt, double delta_hint) {
+  double w = relative_width(c.epsilon(delta_hint));
+  for (double e : opt.delta_at_eps) {
+    const interval d = c.delta(e);
+    if (d.upper > 1e-300) w = std::max(w, (d.upper - d.lower) / d.upper);
+  }
+  return w;
+}
+
 // Staged composition of long repetitions (staged_terms): the second stage
 // refines its own grid; when the bracket is still too wide, the first
 // stage's share is what remains, and it shrinks like its step^2. Nothing
@@ -826,7 +852,7 @@ std::optional<composition> compose_staged(const std::vector<compose_term>& terms
     }
     composition c = std::move(*cs);
     detail::compose_access::mark_unbounded(c, unbounded);
-    const double w = relative_width(c.epsilon(delta_hint));
+    const double w = answer_width(c, opt, delta_hint);
     const bool better = w < best_w;
     if (better) best = std::move(c), best_w = w;
     if (w <= opt.tolerance || !better) break;
@@ -857,13 +883,15 @@ void refuse_losses_beyond_700(const std::vector<compose_term>& terms) {
 // optimistic sweep's grouping.
 struct grid_plan {
   const std::vector<compose_term>& terms;
-  double tune = 0.0;    // the delta the grid is tuned for
-  double h0 = 0.0;      // the first step
-  double span = 0.0;    // the atoms' span of the first law with two or more
-  double tail = 0.0;    // mass allowed outside the composed window
-  double coarse = 0.0;  // the optimistic sweep's grouping budget per term
-  bool tilt = false;    // also compose with an exponential tilt at tune
-  bool asym = false;    // some term is asymmetric: both orientations
+  double tune = 0.0;       // the delta the grid is tuned for
+  double h0 = 0.0;         // the first step
+  double span = 0.0;       // the atoms' span of the first law with two or more
+  double tail = 0.0;       // mass allowed outside the composed window
+  double coarse = 0.0;     // the optimistic sweep's grouping budget per term
+  bool tilt = false;       // also compose with an exponential tilt at tilt_at
+  double tilt_at = 0.0;    // the delta whose Chernoff tilt that is
+  double fft_floor = 0.0;  // a plain composition with more FFT error is also tilted
+  bool asym = false;       // some term is asymmetric: both orientations
   std::vector<std::pair<double, double>> cuts, cuts_opt;
 
   // The step nearest `target` on which the lowest atom and the highest
@@ -899,7 +927,7 @@ double first_atom_span(const std::vector<compose_term>& terms) {
 
 grid_plan plan_grid(const std::vector<compose_term>& terms, const compose_options& opt,
                     double tune) {
-  grid_plan p{terms, 0.0, 0.0, 0.0, 0.0, 0.0, false, false, {}, {}};
+  grid_plan p{terms, 0.0, 0.0, 0.0, 0.0, 0.0, false, 0.0, 0.0, false, {}, {}};
   p.tune = tune;
   double cnt = 0.0;
   for (const auto& t : terms) {
@@ -930,7 +958,14 @@ grid_plan plan_grid(const std::vector<compose_term>& terms, const compose_option
   // by the powering) is no longer small against delta: the grids are also
   // composed with an exponential tilt at delta_hint (compose_grid), which
   // costs one more transform pass per orientation, not another discretization.
-  p.tilt = tune < 1e-7;
+  p.tilt = tune < 1e-7 || opt.tilt_delta > 0;
+  p.tilt_at = opt.tilt_delta > 0 ? opt.tilt_delta : tune;
+  // Above it, long compositions still amplify that rounding n-fold (P1 of
+  // the perf scenarios, a 500,000-fold subsampled Gaussian at delta 1e-7:
+  // its FFT error alone made the bracket 2.8% wide): a plain composition
+  // whose FFT error could move delta at tune by more than a tenth of
+  // the tolerance is tilted as well (compose_orientation).
+  p.fft_floor = opt.tolerance * tune;
   return p;
 }
 
@@ -984,8 +1019,14 @@ std::vector<oriented_result> compose_orientation(const grid_pass& gp,
   for (const auto* tv : gp.variants) {
     r.push_back({compose_grid(ptrs, *tv, use_p, p.tail, 0.0, gp.cap, gp.windowless, gp.opt.trace),
                  std::nullopt});
-    if (p.tilt && !gp.windowless)
-      r.back().second = compose_grid(ptrs, *tv, use_p, p.tail, p.tune, gp.cap, false, gp.opt.trace);
+    // (the FFT error's share of a delta: at most its 2-norm times the root
+    // of the window's size, by Cauchy-Schwarz)
+    const composed_pld& plain = r.back().first;
+    const bool noisy =
+        plain.fft_error_l2() * std::sqrt(static_cast<double>(plain.size())) > p.fft_floor;
+    if ((p.tilt || noisy) && p.tilt_at > 0 && !gp.windowless)
+      r.back().second =
+          compose_grid(ptrs, *tv, use_p, p.tail, p.tilt_at, gp.cap, false, gp.opt.trace);
   }
   return r;
 }
@@ -1216,27 +1257,31 @@ bool compose_access::keep_pass(const compose_options& opt, double delta_hint, do
   // many terms can still reach the floor; before the shift channel the
   // subsampled Gaussian sigma = 5, q = 0.001 x 10^5 went from 0.9% to
   // 1.6%): both passes are certified, the narrower one stands.
-  const double width = std::isfinite(e.upper) ? e.upper - e.lower : kInf;
+  // (passes compare by the absolute epsilon width, which falls with the
+  // upper end also where the lower end is 0; with delta queries, by the
+  // widest relative bracket)
+  const double w = answer_width(next, opt, delta_hint);
+  const double width = !opt.delta_at_eps.empty() ? w
+                       : std::isfinite(e.upper)  ? e.upper - e.lower
+                                                 : kInf;
   if (ref > 0 && std::isfinite(st.last_width) && !(width < st.last_width)) return false;
   r = std::move(next);
   if (fs && fs->also) *fs->also_out = std::move(next_also);
   st.last_size = r.grids().pess->size();
   st.last_h = h;
-  const bool ok =
-      std::isfinite(e.upper) && (e.upper - e.lower) <= opt.tolerance * std::max(e.upper, 1e-3);
-  if (ok || ref >= opt.max_refinements) return false;
+  if (w <= opt.tolerance || ref >= opt.max_refinements) return false;
   // A lower bound of +inf is certified (the mass at +inf alone exceeds
-  // delta_hint): no grid makes the answer finite, so stop refining.
-  if (std::isinf(e.lower)) return false;
+  // delta_hint): no grid makes the answer finite, so stop refining (unless
+  // a delta asked for at an epsilon still needs a finer grid).
+  if (std::isinf(e.lower) && opt.delta_at_eps.empty()) return false;
   // A finer grid no longer helps when the width is set by the error floor
   // (FFT rounding ~1e-16 in delta): stop once a pass fails to halve it.
   if (ref > 0 && std::isfinite(width) && width > 0.5 * st.last_width) return false;
   st.last_width = width;
   // The bracket width shrinks like h^2 (second-order discretizations):
   // jump straight to the step that should meet the tolerance.
-  const double w = (e.upper - e.lower) / std::max(e.upper, 1e-3);
   double factor = 0.5;
-  if (std::isfinite(w) && w > 0 && e.lower > 0)
+  if (std::isfinite(w) && w > 0 && (e.lower > 0 || !opt.delta_at_eps.empty()))
     factor = std::clamp(0.8 * std::sqrt(opt.tolerance / w), 0.1, 0.7);
   st.target = h * factor;
   return true;
@@ -1573,22 +1618,29 @@ line_max tangent_lines(const composed_pld& pess, const composed_pld* inv_pess, d
 // 1 - delta_lower - e^eps a over an interval is at an end point for either
 // composition alone, so any per-interval choice is valid (mixing the two
 // compositions' end points within an interval would not be).
-line_max upper_envelope(const composed_pld& plain, const std::optional<composed_pld>& tilted) {
-  std::vector<double> ue, uc;
+void upper_lines_of(const composed_pld& plain, const std::optional<composed_pld>& tilted,
+                    std::vector<double>& ue, std::vector<double>& uc) {
   plain.upper_lines(ue, uc);
-  if (tilted) {
-    std::vector<double> te, tc;
-    tilted->upper_lines(te, tc);
-    if (te.size() == ue.size()) {
-      for (std::size_t k = 0; k + 1 < ue.size(); k += 2) {
-        // pair (k, k+1): interval j = k / 2 (its left and right ends)
-        if (te[k] == ue[k] && te[k + 1] == ue[k + 1] && tc[k] <= uc[k] && tc[k + 1] <= uc[k + 1]) {
-          uc[k] = tc[k];
-          uc[k + 1] = tc[k + 1];
-        }
-      }
+  if (!tilted) return;
+  std::vector<double> te, tc;
+  tilted->upper_lines(te, tc);
+  // Both list their intervals' line pairs (k, k+1) in increasing eps on
+  // one grid (same offset and step; the tilted window is often wider):
+  // the same interval has bitwise the same end points in both.
+  std::size_t m = 0;
+  for (std::size_t k = 0; k + 1 < ue.size(); k += 2) {
+    while (m + 1 < te.size() && te[m] < ue[k]) m += 2;
+    if (m + 1 >= te.size()) break;
+    if (te[m] == ue[k] && te[m + 1] == ue[k + 1] && tc[m] <= uc[k] && tc[m + 1] <= uc[k + 1]) {
+      uc[k] = tc[m];
+      uc[k + 1] = tc[m + 1];
     }
   }
+}
+
+line_max upper_envelope(const composed_pld& plain, const std::optional<composed_pld>& tilted) {
+  std::vector<double> ue, uc;
+  upper_lines_of(plain, tilted, ue, uc);
   return line_max(std::move(ue), std::move(uc));
 }
 
@@ -1725,7 +1777,9 @@ curve composition::forward_lower_curve(std::size_t stride) const {
 curve composition::forward_upper_curve() const {
   if (exact_) return to_curve_exact(*exact_);
   std::vector<double> e, c;
-  grids().opt->upper_lines(e, c);
+  // (with the tilted composition where it bounds delta from below better:
+  // a staged first stage is tilted where the second stage looks)
+  upper_lines_of(*grids().opt, grids().opt_t, e, c);
   // F(a) <= min(1 - a, max_k (c_k - e^{eps_k} a)) (beta_from_lower_delta):
   // every line must be kept, so none may have an infinite slope or intercept
   std::vector<double> s, cc;

@@ -41,6 +41,12 @@ struct compose_options {
   /// (0: the default 1e-5; an epsilon at delta = 0 depends on the loss
   /// support, not on the grid).
   double delta_hint = 1e-5;
+  /// Epsilons at which delta(eps) is asked for: refinement also continues
+  /// until each such delta bracket is within the tolerance relative to its
+  /// upper end (delta brackets are steeper than epsilon ones: at delta ~
+  /// 1e-7 one 0.1% wide in epsilon is 3% wide in delta). Tune delta_hint
+  /// to the smallest of those deltas (compose_for_queries does both).
+  std::vector<double> delta_at_eps;
   /// Mass allowed outside the FFT window (bounded and accounted for);
   /// 0 chooses min(1e-16, 1e-3 * tolerance * delta_hint) (staged
   /// composition's first stage: 1e-3 * tolerance * delta_hint / outer_times).
@@ -64,6 +70,11 @@ struct compose_options {
   /// composition sets it for its first stage): accuracy budgets that are
   /// shared among the terms are shared among outer_times as many.
   std::int64_t outer_times = 1;
+  /// > 0: also compose with an exponential tilt at this delta's Chernoff
+  /// tilt (a staged composition's first stage takes the tilt its second
+  /// stage will use, so that the k-fold is accurate where the n-fold's
+  /// answer is decided). 0: tilt at delta_hint when it is small.
+  double tilt_delta = 0.0;
   /// 1: compute on the calling thread only; otherwise the pessimistic and
   /// optimistic sides of large grids are computed on two threads.
   int threads = 0;
