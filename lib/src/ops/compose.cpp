@@ -885,7 +885,7 @@ struct grid_plan {
   const std::vector<compose_term>& terms;
   double tune = 0.0;       // the delta the grid is tuned for
   double h0 = 0.0;         // the first step
-  double span = 0.0;       // the atoms' span of the most repeated atomic law
+  double span = 0.0;       // the atoms' spacing of the most repeated atomic law
   double tail = 0.0;       // mass allowed outside the composed window
   double coarse = 0.0;     // the optimistic sweep's grouping budget per term
   bool tilt = false;       // also compose with an exponential tilt at tilt_at
@@ -894,10 +894,11 @@ struct grid_plan {
   bool asym = false;       // some term is asymmetric: both orientations
   std::vector<std::pair<double, double>> cuts, cuts_opt;
 
-  // The step nearest `target` on which the lowest atom and the highest
-  // both sit (per-term offset, span/h an integer): both discretizations
-  // keep them exact. (A step coarser than the span, for the memory
-  // ceiling, leaves the top atom off the grid: as certified, only looser.)
+  // The step nearest `target` that divides the atoms' spacing (span: the
+  // lattice step, or the lowest-to-highest span; with the per-term offset
+  // those atoms sit on the grid): both discretizations keep them exact. (A
+  // step coarser than that, for the memory ceiling, leaves atoms off the
+  // grid: as certified, only looser.)
   double grid_h(double target) const {
     if (span > 0 && target <= span) return span / std::ceil(span / target);
     return target;
@@ -914,23 +915,33 @@ struct grid_plan {
   }
 };
 
-// The atoms' span of the most repeated law with two or more (a staged
-// term's polygon is skipped: its atoms are not a lattice). Its atoms all
-// sit on the grid; another law's bottom atom only when its span happens
-// to be a multiple of h, and the optimistic side's error from an off-grid
-// atom grows with the term's count ('laplace:b=5,times=3
+// The spacing the grid's step must divide so that every atom of the most
+// repeated law with two or more sits on the grid (a staged term's polygon is
+// skipped: its atoms are not a lattice): the step of a lattice law (equally
+// spaced atoms: discrete Laplace, discrete Gaussian, randomized response),
+// else the span from its lowest atom to its highest (both on the grid).
+// Other laws' bottom atoms are on the grid only when their spans happen to
+// be multiples of h, and the optimistic side's error from an off-grid atom
+// grows with the term's count ('laplace:b=5,times=3
 // epsdelta:eps=0.3,delta=1e-7 subsampled-laplace:b=2,q=0.02,times=10000'
 // at delta 1e-3: [3.265, 3.288] with the first law's span, [3.2796,
 // 3.2840] with the 10,000-fold one's).
-double atom_span_of_most_repeated(const std::vector<compose_term>& terms) {
-  double span = 0.0;
+double atom_spacing_of_most_repeated(const std::vector<compose_term>& terms) {
+  double spacing = 0.0;
   std::int64_t most = 0;
   for (const auto& t : terms) {
     if (t.law_opt || t.times <= most) continue;
     const auto at = t.law->atoms();
-    if (at.size() >= 2) span = at.back().loss - at.front().loss, most = t.times;
+    if (at.size() < 2) continue;
+    const double span = at.back().loss - at.front().loss;
+    const double step = span / static_cast<double>(at.size() - 1);
+    bool lattice = step > 0;
+    for (std::size_t k = 1; k < at.size() && lattice; ++k)
+      lattice = std::fabs(at[k].loss - at[k - 1].loss - step) <= 1e-9 * step;
+    spacing = lattice ? step : span;
+    most = t.times;
   }
-  return span;
+  return spacing;
 }
 
 grid_plan plan_grid(const std::vector<compose_term>& terms, const compose_options& opt,
@@ -944,7 +955,7 @@ grid_plan plan_grid(const std::vector<compose_term>& terms, const compose_option
   }
   // h from the per-term loss spread (second-order error ~ (h/sd)^2)
   p.h0 = opt.initial_step > 0 ? opt.initial_step : auto_step(terms);
-  p.span = atom_span_of_most_repeated(terms);
+  p.span = atom_spacing_of_most_repeated(terms);
   // Component tails beyond the cut go to the infinite atoms (pessimistic) or
   // are merged/dropped (optimistic); n times the cut mass stays far below the
   // accuracy asked for at delta_hint.

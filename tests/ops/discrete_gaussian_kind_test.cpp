@@ -1,0 +1,113 @@
+// Tests for the spec kind discrete-gaussian:sigma=S[,sensitivity=D] against
+// answers made apart from the kind's code:
+//   * golden values from mpmath (tests/golden/gen_discrete_gaussian.py, the
+//     generator next to its data discrete_gaussian.csv): exact n-fold
+//     compositions by convolution, sigma 0.4 to 10, n up to 20;
+//   * the output distribution written from the definition, P(Z = z) ~
+//     e^{-z^2/(2 sigma^2)} on the integers, enumerated in long double (its
+//     moments, its total mass).
+// fdp compose's brackets must contain every exact value.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "../golden/golden_csv.hpp"
+#include "fdp/ops/compose.hpp"
+#include "fdp/ops/compose_queries.hpp"
+#include "fdp/ops/spec.hpp"
+#include "fdp/ops/spec_kind.hpp"
+
+namespace fdp {
+namespace {
+
+using real = long double;
+
+void expect_contains(const interval& b, real truth, const std::string& what) {
+  // (the truth is printed to 20 digits: a relative 1e-15 of slack)
+  const real slack = 1e-15L * std::fabs(truth);
+  EXPECT_LE(b.lower, truth + slack)
+      << what << ": [" << b.lower << ", " << b.upper << "] vs " << static_cast<double>(truth);
+  EXPECT_GE(b.upper, truth - slack)
+      << what << ": [" << b.lower << ", " << b.upper << "] vs " << static_cast<double>(truth);
+}
+
+TEST(DiscreteGaussianKind, GoldenCompositions) {
+  const auto table = test::load_golden("discrete_gaussian.csv");
+  const std::size_t cs = table.column("spec"), cq = table.column("query"), ca = table.column("arg"),
+                    cv = table.column("value");
+  ASSERT_GE(table.rows.size(), 10u);
+  for (const auto& row : table.rows) {
+    std::string text = row[cs];
+    std::replace(text.begin(), text.end(), ';', ',');
+    const double arg = test::to_double(row[ca]);
+    const real truth = std::strtold(row[cv].c_str(), nullptr);
+    const std::vector<spec> specs{parse_spec(text)};
+    const bool eps_query = row[cq] == "eps";
+    const query_compositions q =
+        compose_for_queries(specs, {}, eps_query ? std::vector<double>{arg} : std::vector<double>{},
+                            eps_query ? std::vector<double>{} : std::vector<double>{arg});
+    const interval b = eps_query ? q.for_epsilons.epsilon(arg) : q.delta_source().delta(arg);
+    expect_contains(b, truth, text + " " + row[cq] + " at " + row[ca]);
+    // (the default tolerance, 0.3%, on what was asked)
+    EXPECT_LE(b.upper - b.lower, 3e-3 * b.upper) << text << " " << row[cq] << " at " << row[ca]
+                                                 << ": [" << b.lower << ", " << b.upper << "]";
+  }
+}
+
+// The law lists the outcomes by their loss (2 z D - D^2) / (2 sigma^2) with
+// the masses of the definition: its totals are 1, its P-mass at loss > 0 is
+// P(Z > D/2), and the CLT hook's KL and variance are the enumerated ones.
+TEST(DiscreteGaussianKind, LawAndMomentsMatchTheEnumeratedDistribution) {
+  for (const auto& [sigma, d] :
+       std::vector<std::pair<double, int>>{{0.7, 1}, {3.0, 2}, {40.0, 5}}) {
+    const long n = static_cast<long>(std::ceil(45.0 * sigma)) + d;
+    real norm = 0, above = 0, m2 = 0;
+    for (long z = -n; z <= n; ++z) {
+      const real w = std::exp(-static_cast<real>(z) * z / (2.0L * sigma * sigma));
+      norm += w;
+      if (2 * z > d) above += w;
+      m2 += w * z * z;
+    }
+    const std::string text =
+        "discrete-gaussian:sigma=" + std::to_string(sigma) + ",sensitivity=" + std::to_string(d);
+    const compose_term t = make_term(parse_spec(text));
+    EXPECT_TRUE(t.law->symmetric());
+    const mass2 all = t.law->mass(-INFINITY, INFINITY);
+    EXPECT_NEAR(all.p, 1.0, 1e-13) << text;
+    EXPECT_NEAR(all.q, 1.0, 1e-13) << text;
+    const mass2 pos = t.law->mass(0.0, INFINITY);
+    EXPECT_NEAR(pos.p, static_cast<double>(above / norm), 1e-13) << text;
+    const clt_moments m = find_spec_kind("discrete-gaussian")->clt(parse_spec(text));
+    const double s2 = sigma * sigma;
+    EXPECT_NEAR(m.kl, d * d / (2 * s2), 1e-15 * d * d / s2) << text;
+    const double var = static_cast<double>((d / s2) * (d / s2) * (m2 / norm));
+    EXPECT_NEAR(m.var, var, 1e-12 * var) << text;
+  }
+}
+
+TEST(DiscreteGaussianKind, BadParametersAreRefused) {
+  for (const auto& [text, needle] : std::vector<std::pair<std::string, std::string>>{
+           {"discrete-gaussian", "sigma"},
+           {"discrete-gaussian:sigma=0", "sigma = 0 must be in (0, 10000]"},
+           {"discrete-gaussian:sigma=2e4", "sigma = 20000 must be in (0, 10000]"},
+           {"discrete-gaussian:sigma=nan", "sigma"},
+           {"discrete-gaussian:sigma=1,sensitivity=0",
+            "sensitivity: '0' must be an integer in [1, 10000]"},
+           {"discrete-gaussian:sigma=1,sensitivity=1.5", "sensitivity: '1.5' must be an integer"},
+           {"discrete-gaussian:sigma=1,b=2", "unknown key 'b' for discrete-gaussian"}}) {
+    try {
+      (void)parse_spec(text);
+      ADD_FAILURE() << text;
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+    }
+  }
+  // losses beyond +-700 with noticeable mass: the engine refuses the term
+  EXPECT_THROW(compose({parse_spec("discrete-gaussian:sigma=0.02")}, {}), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace fdp
