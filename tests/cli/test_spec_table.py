@@ -77,7 +77,7 @@ check(len(table) >= 8, "the table has the kinds (%d)" % len(table))
 
 
 def items_of(kind):
-    """The example's KEY=VALUE items (text keys pointed at a curve file), times apart."""
+    """The example's KEY=VALUE items (file keys pointed at a curve file), times apart."""
     ex = kind["example"]
     items = {}
     if ":" in ex:
@@ -85,7 +85,7 @@ def items_of(kind):
             k, v = it.split("=", 1)
             items[k] = v
     for key in kind["keys"]:
-        if key["type"] == "text":
+        if key["type"] == "text" and key["name"] == "file":  # (other text keys: lists)
             items[key["name"]] = CURVE
     times = items.pop("times", None)
     return items, times

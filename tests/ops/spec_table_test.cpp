@@ -28,7 +28,7 @@ std::string error_of(const std::string& text) {
   return "no error";
 }
 
-// A curve file for the text keys of the examples.
+// A curve file for the file keys of the examples.
 const std::string& curve_file() {
   static const std::string path = [] {
     const std::string p =
@@ -39,11 +39,11 @@ const std::string& curve_file() {
   return path;
 }
 
-// The example with its text keys pointing at curve_file().
+// The example with its file keys pointing at curve_file().
 std::string runnable_example(const spec_kind& k) {
   std::string text = k.example;
   for (const auto& key : k.keys) {
-    if (key.kind != spec_key::type::text) continue;
+    if (key.kind != spec_key::type::text || key.name != "file") continue;  // (others: lists)
     const auto at = text.find(key.name + "=");
     const auto end = text.find(',', at);
     text = text.substr(0, at) + key.name + "=" + curve_file() +

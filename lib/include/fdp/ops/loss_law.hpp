@@ -67,6 +67,16 @@ std::unique_ptr<loss_law> subsampled_gaussian_law(double sigma, double d, double
 /// Poisson-subsampled Laplace mechanism: P = Lap(0, b), Q = (1-q) Lap(0,b) + q Lap(d, b).
 std::unique_ptr<loss_law> subsampled_laplace_law(double b, double d, double q);
 
+/// A Gaussian against a mixture of shifted Gaussians: P = N(0, sigma^2),
+/// Q = sum_i w_i N(c_i, sigma^2), shifts c_i >= 0 (at least one > 0) and
+/// weights w_i > 0 summing to 1 (to 1e-12; they are renormalized). Serves
+/// mixtures of sensitivities and user-level DP-SGD (a user's K examples in
+/// a Poisson batch: Binomial(K, q) of them, shifts j = 0..K). The loss
+/// L(x) = log sum_i w_i e^{c_i (2x - c_i) / (2 sigma^2)} increases in x. The
+/// law carries both orders (asymmetric unless Q is one shifted Gaussian).
+std::unique_ptr<loss_law> gaussian_mixture_law(double sigma, std::vector<double> shifts,
+                                               std::vector<double> weights);
+
 /// A law given by finitely many atoms (any losses) plus infinite masses.
 std::unique_ptr<loss_law> discrete_law(std::vector<loss_atom> atoms, double p_neg_inf,
                                        double q_pos_inf, bool symmetric, std::string name);

@@ -1,0 +1,116 @@
+// Tests for the spec kind mixture-gaussian:sigma=S,sensitivities=..,weights=..
+// and its law (gaussian_mixture_law) against answers made apart from them:
+//   * golden values from mpmath (tests/golden/gen_mixture_gaussian.py, the
+//     generator next to its data mixture_gaussian.csv): the worse order's
+//     delta once (normal tails at the loss root) and twice (quadrature),
+//     epsilon once;
+//   * the two-component case against the subsampled Gaussian's own law,
+//     whose inverse loss is in closed form (written apart).
+// fdp compose's brackets must contain every exact value.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "../golden/golden_csv.hpp"
+#include "fdp/ops/compose.hpp"
+#include "fdp/ops/compose_queries.hpp"
+#include "fdp/ops/loss_law.hpp"
+#include "fdp/ops/spec.hpp"
+#include "fdp/ops/spec_kind.hpp"
+
+namespace fdp {
+namespace {
+
+TEST(MixtureGaussianKind, GoldenValues) {
+  const auto table = test::load_golden("mixture_gaussian.csv");
+  const std::size_t cs = table.column("spec"), cq = table.column("query"), ca = table.column("arg"),
+                    cv = table.column("value");
+  ASSERT_GE(table.rows.size(), 8u);
+  for (const auto& row : table.rows) {
+    std::string text = row[cs];
+    std::replace(text.begin(), text.end(), ';', ',');
+    std::replace(text.begin(), text.end(), '_', ';');
+    const double arg = test::to_double(row[ca]);
+    const double truth = test::to_double(row[cv]);
+    const bool eps_query = row[cq] == "eps";
+    const query_compositions q = compose_for_queries(
+        {parse_spec(text)}, {}, eps_query ? std::vector<double>{arg} : std::vector<double>{},
+        eps_query ? std::vector<double>{} : std::vector<double>{arg});
+    const interval b = eps_query ? q.for_epsilons.epsilon(arg) : q.delta_source().delta(arg);
+    // (the truth agrees to 13 digits between two precisions)
+    EXPECT_LE(b.lower, truth * (1 + 1e-12)) << text << " " << row[cq] << " at " << row[ca];
+    EXPECT_GE(b.upper, truth * (1 - 1e-12)) << text << " " << row[cq] << " at " << row[ca];
+    EXPECT_LE(b.upper - b.lower, 3e-3 * b.upper) << text << " " << row[cq] << " at " << row[ca]
+                                                 << ": [" << b.lower << ", " << b.upper << "]";
+  }
+}
+
+// Shifts {0, d} with weights {1 - q, q} are the Poisson-subsampled Gaussian:
+// the masses of loss intervals agree with that law's (closed-form inverse).
+TEST(MixtureGaussianKind, TwoComponentsAreTheSubsampledGaussian) {
+  const auto mix = gaussian_mixture_law(1.3, {0.0, 2.0}, {0.97, 0.03});
+  const auto sub = subsampled_gaussian_law(1.3, 2.0, 0.03);
+  EXPECT_FALSE(mix->symmetric());
+  EXPECT_NEAR(mix->lo(), sub->lo(), 1e-15);
+  for (const auto& [a, b] : std::vector<std::pair<double, double>>{
+           {-0.02, 0.0}, {0.0, 0.5}, {0.5, 3.0}, {3.0, 12.0}, {-INFINITY, INFINITY}}) {
+    const mass2 m = mix->mass(a, b), s = sub->mass(a, b);
+    EXPECT_NEAR(m.p, s.p, 1e-13 * std::max(s.p, 1e-300) + 1e-300) << a << ", " << b;
+    EXPECT_NEAR(m.q, s.q, 1e-13 * std::max(s.q, 1e-300) + 1e-300) << a << ", " << b;
+  }
+}
+
+TEST(MixtureGaussianKind, BadParametersAreRefused) {
+  for (const auto& [text, needle] : std::vector<std::pair<std::string, std::string>>{
+           {"mixture-gaussian:sigma=1,sensitivities=0;1,weights=0.9;0.2", "must sum to 1"},
+           {"mixture-gaussian:sigma=1,sensitivities=0;1,weights=1", "as many numbers"},
+           {"mixture-gaussian:sigma=1,sensitivities=0;-1,weights=0.5;0.5", "shift"},
+           {"mixture-gaussian:sigma=1,sensitivities=0;0,weights=0.5;0.5", "one > 0"},
+           {"mixture-gaussian:sigma=1,sensitivities=0;x,weights=0.5;0.5", "'x' is not a number"},
+           {"mixture-gaussian:sigma=1,sensitivities=1,weights=0", "weight"},
+           {"mixture-gaussian:sigma=0,sensitivities=1,weights=1", "sigma"},
+           {"mixture-gaussian:sigma=1,weights=1", "sensitivities"}}) {
+    try {
+      (void)make_term(parse_spec(text));
+      ADD_FAILURE() << text;
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+    }
+  }
+}
+
+}  // namespace
+}  // namespace fdp
+
+namespace fdp {
+namespace {
+
+// User-level DP-SGD: K = 3 examples per user at q = 0.1 is the mixture of
+// shifts 0..3 with Binomial(3, 0.1) weights (0.729, 0.243, 0.027, 0.001),
+// whose values the golden table has (mpmath, gen_mixture_gaussian.py).
+TEST(SubsampledGaussianGroup, IsTheBinomialMixture) {
+  const std::vector<spec> specs{parse_spec("subsampled-gaussian:sigma=1.5,q=0.1,group=3")};
+  const query_compositions q = compose_for_queries(specs, {}, {1e-5}, {1.0});
+  const interval d = q.delta_source().delta(1.0), e = q.for_epsilons.epsilon(1e-5);
+  EXPECT_LE(d.lower, 0.001164038049595448 * (1 + 1e-12));
+  EXPECT_GE(d.upper, 0.001164038049595448 * (1 - 1e-12));
+  EXPECT_LE(e.lower, 2.3283868910532227 * (1 + 1e-12));
+  EXPECT_GE(e.upper, 2.3283868910532227 * (1 - 1e-12));
+  // group = 1 is the one-example law; q = 1 is the Gaussian with shift K d
+  const compose_term one = make_term(parse_spec("subsampled-gaussian:sigma=1.5,q=0.1,group=1"));
+  EXPECT_EQ(one.law->describe(), subsampled_gaussian_law(1.5, 1.0, 0.1)->describe());
+  const compose_term all = make_term(parse_spec("subsampled-gaussian:sigma=1.5,q=1,group=3"));
+  ASSERT_TRUE(all.closed.has_value());
+  EXPECT_NEAR(compose({parse_spec("subsampled-gaussian:sigma=1.5,q=1,group=3")}, {}).mu().upper,
+              2.0, 1e-9);
+  // the formulas for one example per user refuse the others
+  EXPECT_FALSE(spec_rdp(specs[0], {2.0, 8.0}).not_applicable.empty());
+  EXPECT_THROW(parse_spec("subsampled-gaussian:sigma=1,q=0.1,group=0"), std::invalid_argument);
+  EXPECT_THROW(parse_spec("subsampled-gaussian:sigma=1,q=0.1,group=1.5"), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace fdp
