@@ -1,0 +1,42 @@
+// What the spec-kind tests share: refusals with their messages, and the
+// bracket fdp gives for one row of a golden table (tuned as fdp compose
+// tunes it: compose_for_queries).
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "fdp/ops/compose_queries.hpp"
+#include "fdp/ops/spec.hpp"
+
+namespace fdp::test {
+
+/// Each text must make `make(text)` throw std::invalid_argument with a
+/// message containing its needle.
+template <class Make>
+void expect_refused(const std::vector<std::pair<std::string, std::string>>& cases, Make make) {
+  for (const auto& [text, needle] : cases) {
+    try {
+      make(text);
+      ADD_FAILURE() << text << ": not refused";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos)
+          << text << ": " << e.what() << " (expected '" << needle << "')";
+    }
+  }
+}
+
+/// The bracket of `query` ("eps": epsilon at delta = arg; "delta": delta at
+/// eps = arg) for one spec, composed for that query alone.
+inline interval query_bracket(const std::string& spec_text, const std::string& query, double arg) {
+  const bool eps_query = query == "eps";
+  const query_compositions q = compose_for_queries(
+      {parse_spec(spec_text)}, {}, eps_query ? std::vector<double>{arg} : std::vector<double>{},
+      eps_query ? std::vector<double>{} : std::vector<double>{arg});
+  return eps_query ? q.for_epsilons.epsilon(arg) : q.delta_source().delta(arg);
+}
+
+}  // namespace fdp::test
