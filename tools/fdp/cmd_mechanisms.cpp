@@ -83,7 +83,7 @@ int describe(const std::string& spec, bool as_json) {
   const auto nb = m->neighbours();
   const auto exact = m->exact_tradeoff();
   if (as_json) {
-    json j;
+    json j = envelope("mechanisms");
     j["spec"] = m->spec();
     j["name"] = m->name();
     j["flawed"] = m->flawed();
@@ -137,7 +137,7 @@ int run_mechanisms(const args& a) {
   if (a.flag("json")) {
     json list = json::array();
     for (const auto& m : mech::catalogue()) list.push_back(info_json(m));
-    json j;
+    json j = envelope("mechanisms");
     j["mechanisms"] = list;
     print_json(j);
   } else {
