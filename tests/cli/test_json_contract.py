@@ -209,6 +209,10 @@ def test_errors(names, tmp):
     obj = check_object("ledger", "fdp ledger add (over budget) --json", rc, out, err, want_error=True)
     check(rc == 4 and obj is not None and "over budget" in obj.get("error", {}).get("message", ""),
           "ledger refusal --json: exit %d %r" % (rc, obj))
+    # fdp sample has no --json: it is an unknown option there, said in text
+    rc, out, err = run(["sample", "--mechanism", "laplace:eps=1", "--input", "0", "--samples", "1", "--json"])
+    check(rc == 2 and out == "" and "unknown option --json" in err,
+          "fdp sample --json: exit %d, %r %r" % (rc, out, err))
     # an unknown command asked for JSON answers in JSON
     rc, out, err = run(["nosuchcommand", "--json"])
     obj = check_object("nosuchcommand", "fdp nosuchcommand --json", rc, out, err, want_error=True)

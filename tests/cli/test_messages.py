@@ -90,7 +90,8 @@ def test_no_internal_names_or_noise(tmp):
           "dpsgd route q as the shortest decimal: %r" % out)
     line = one_line_error("dpsgd", "--q", "0.5", "--sigma", "1", "--epochs", "2", "--dataset-size", "100",
                           "--batch-size", "10", "--delta", "1e-5")
-    check("disagrees" in line, "dpsgd q disagreement: %r" % line)
+    check("--q = 0.5 disagrees" in line and "= 0.1 (give" in line and not FLOAT_NOISE.search(line),
+          "dpsgd q disagreement, numbers as the shortest decimals: %r" % line)
 
 
 def test_single_dash():

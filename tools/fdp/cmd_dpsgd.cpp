@@ -4,6 +4,7 @@
 
 #include "cli.hpp"
 #include "fdp/budget/dpsgd.hpp"
+#include "fdp/core/error.hpp"
 
 namespace fdp::cli {
 namespace {
@@ -39,8 +40,11 @@ double sampling_rate(const args& a, const batching& bt) {
   if (bt.given) {
     const double qb = static_cast<double>(bt.batch_size) / static_cast<double>(bt.dataset_size);
     if (std::fabs(q - qb) > 1e-9 * qb) {
-      throw usage_error("--q = " + fmt(q, 17) + " disagrees with --batch-size / --dataset-size = " +
-                        fmt(qb, 17) + " (give one or make them agree)");
+      // (the shortest decimals that read back: 0.1, not 0.10000000000000001)
+      throw usage_error("--q = " + detail::format_value(q) +
+                            " disagrees with --batch-size / --dataset-size = " +
+                            detail::format_value(qb) + " (give one or make them agree)",
+                        "q");
     }
   }
   return q;

@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "cli.hpp"
+#include "fdp/core/error.hpp"
 #include "fdp/mech/registry.hpp"
 
 namespace fdp::cli {
@@ -24,7 +25,8 @@ const char* norm_name(mech::neighbour_relation::kind k) {
 
 std::string join(const std::vector<double>& v) {
   std::string s;
-  for (std::size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + fmt(v[i], 17);
+  // (the shortest decimals that read back: 0.1, not 0.10000000000000001)
+  for (std::size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + detail::format_value(v[i]);
   return s;
 }
 

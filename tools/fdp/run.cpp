@@ -50,6 +50,12 @@ std::string without_own_prefix(const std::string& message, const std::string& co
   return message.compare(0, prefix.size(), prefix) == 0 ? message.substr(prefix.size()) : message;
 }
 
+bool has_json_option(const fdp::cli::command& cmd) {
+  for (const auto& o : cmd.options)
+    if (o.name == "json") return true;
+  return false;
+}
+
 // Runs the command, turning every exception into its exit code and one
 // message (one line on stderr, or one JSON error object with --json).
 int run_command(const fdp::cli::command& cmd, const std::vector<std::string>& cargs, bool as_json) {
@@ -87,9 +93,12 @@ int run(int argc, char** argv) {
   }
   const std::string name = rest[0];
   std::vector<std::string> cargs(rest.begin() + 1, rest.end());
-  const bool as_json = std::find(cargs.begin(), cargs.end(), "--json") != cargs.end();
   auto& reg = fdp::cli::registry();
   auto it = reg.find(name);
+  // Errors are JSON when --json is asked for and the command has it (fdp
+  // sample has not: there --json is an unknown option, said in text).
+  const bool as_json = std::find(cargs.begin(), cargs.end(), "--json") != cargs.end() &&
+                       (it == reg.end() || has_json_option(it->second));
   if (it == reg.end()) {
     if (as_json) return report_error(name, true, 2, "", "unknown command (see 'fdp --help')");
     std::cerr << "fdp: unknown command '" << name << "' (see 'fdp --help')\n";
