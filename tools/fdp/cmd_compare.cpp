@@ -136,10 +136,13 @@ int run_compare(const args& a) {
   const composition c = compose(specs, o);
   const accountant_answers r{c.method(), c.epsilon(delta), clt_estimate_of(specs, delta),
                              classic_account(specs, delta), rdp_account(specs, delta)};
-  if (a.flag("json"))
-    print_json(compare_json(specs, delta, r));
-  else
+  if (a.flag("json")) {
+    json out = compare_json(specs, delta, r);
+    out["assumptions"] = {{"tolerance", o.tolerance}};  // (of the certified row)
+    print_json(out);
+  } else {
     print_compare_table(specs, delta, r);
+  }
   return 0;
 }
 

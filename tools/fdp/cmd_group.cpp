@@ -27,6 +27,8 @@ int run_group(const args& a) {
   add_answers_json(out, answers);
   const std::optional<interval> mu = gdp_summary_if_wanted(a, q, g);
   if (mu) out["mu"] = bracket(mu->lower, mu->upper);
+  // (the composition's tolerance; group has no refinement of its own to meet it)
+  if (!g.is_exact()) out["assumptions"] = {{"tolerance", opts.tolerance}};
   if (a.flag("json")) {
     print_json(out);
     return 0;
