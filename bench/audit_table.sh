@@ -56,7 +56,7 @@ run_row() {  # name spec in0 in1 dps sdp flags n
 import json, sys
 name, n, dps, sdp, t0, t1, load, js, cpu = sys.argv[1:]
 d = json.loads(js)
-ours = d["epsilon_lower"]["value"]
+ours = d["queries"][0]["epsilon"]["lower"]
 pub = [float(x) for x in (dps, sdp) if x != "-"]
 best = max(pub)
 o = d["oracle"]

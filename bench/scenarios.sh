@@ -21,8 +21,8 @@ echo "(floor: /bin/true takes $(floor) ms wall here; load average $(cut -d' ' -f
 run() {
   local id=$1 anchor=$2 ref=$3 delta=$4; shift 4
   local out; out=$("$FDP" compose "$@" --delta "$delta" --json)
-  local lo hi; lo=$(echo "$out" | /usr/bin/python3 -c 'import json,sys; e=json.load(sys.stdin)["epsilon"][0]; print(e["lower"])')
-  hi=$(echo "$out" | /usr/bin/python3 -c 'import json,sys; e=json.load(sys.stdin)["epsilon"][0]; print(e["upper"])')
+  local lo hi; lo=$(echo "$out" | /usr/bin/python3 -c 'import json,sys; e=json.load(sys.stdin)["queries"][0]["epsilon"]; print(e["lower"])')
+  hi=$(echo "$out" | /usr/bin/python3 -c 'import json,sys; e=json.load(sys.stdin)["queries"][0]["epsilon"]; print(e["upper"])')
   local med p90=- cpu=-
   if [[ -x $SPAWN ]]; then
     read -r med _ p90 < <("$SPAWN" "$REPS" "$FDP" compose "$@" --delta "$delta")

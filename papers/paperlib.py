@@ -87,6 +87,29 @@ class Fdp:
 
 
 # ----------------------------------------------------------------------------
+# fdp's --json (schema version 1, docs/json.md): certified answers are
+# queries {AT: x, VALUE: {"lower", "upper"}} in obj["queries"].
+
+_AT = {"epsilon": "delta", "delta": "epsilon", "beta": "alpha"}
+
+
+def answers(obj, value):
+    """The answers for `value` ("epsilon", "delta" or "beta"), in order, each
+    flattened to {at: x, "lower": .., "upper": ..}."""
+    at = _AT[value]
+    out = []
+    for q in obj.get("queries", []):
+        if isinstance(q.get(value), dict) and at in q:
+            out.append(dict(q[value], **{at: q[at]}))
+    return out
+
+
+def answer(obj, value):
+    """The first answer for `value`."""
+    return answers(obj, value)[0]
+
+
+# ----------------------------------------------------------------------------
 # Checks and the printed table
 
 

@@ -218,6 +218,22 @@ def load_item(item, fdp_path, points=401, method=None, label=None):
     return curve_from_specs(find_fdp(fdp_path), specs, points, method, label)
 
 
+# The value each kind of query is asked at (fdp --json, schema version 1,
+# docs/json.md: certified answers are {AT: x, VALUE: {"lower", "upper"}}).
+QUERY_AT = {"epsilon": "delta", "delta": "epsilon", "beta": "alpha"}
+
+
+def answers(obj, value):
+    """obj["queries"]'s answers for `value` ("epsilon", "delta" or "beta"), in
+    order, each flattened to {at: x, "lower": .., "upper": ..}."""
+    at = QUERY_AT[value]
+    out = []
+    for q in obj.get("queries", []) if isinstance(obj, dict) else []:
+        if isinstance(q, dict) and isinstance(q.get(value), dict) and at in q:
+            out.append(dict(q[value], **{at: q[at]}))
+    return out
+
+
 def read_json(path):
     if path == "-":
         text = sys.stdin.read()

@@ -56,7 +56,7 @@ def main():
         claim = fp.read_curve_csv(args.claim_curve)
         claim.label = args.claim_label or f"claim: {claim.label}"
 
-    conf = res.get("confidence")
+    conf = (res.get("assumptions") or {}).get("confidence")
     conf_txt = f"{100 * conf:g}% " if isinstance(conf, (int, float)) else ""
 
     fig, ax = fp.plt.subplots(figsize=(5.6, 5.6))
@@ -100,12 +100,14 @@ def main():
         if cb is not None:
             s += rf" (claim: $\beta\geq{float(cb):.3g}$)"
         lines.append(s)
-    el = res.get("epsilon_lower")
-    if isinstance(el, dict) and el.get("value") is not None:
-        lines.append(rf"$\varepsilon\geq{el['value']:.3g}$ at "
-                     rf"$\delta={fp.sci_tex(float(el.get('delta', 0)))}$")
-    if res.get("mu_lower") is not None:
-        lines.append(rf"$\mu\geq{res['mu_lower']:.3g}$")
+    # fdp audit --json: lower bounds, as brackets with no upper end
+    el = fp.answers(res, "epsilon")
+    if el and el[0].get("lower") is not None:
+        lines.append(rf"$\varepsilon\geq{el[0]['lower']:.3g}$ at "
+                     rf"$\delta={fp.sci_tex(float(el[0].get('delta', 0)))}$")
+    mu = res.get("mu")
+    if isinstance(mu, dict) and mu.get("lower") is not None:
+        lines.append(rf"$\mu\geq{mu['lower']:.3g}$")
     samples = res.get("samples")
     if isinstance(samples, list) and samples:
         lines.append("samples: " + " + ".join(f"{int(s):,}" for s in samples))

@@ -68,13 +68,12 @@ def parse_clt(obj, path):
             gamma = _number(s["gamma"])
         if valid is None and isinstance(s.get("band_valid"), bool):
             valid = s["band_valid"]
-        for key in ("band", "bands", "berry_esseen", "beta"):
-            v = s.get(key)
-            if band is None and isinstance(v, list) and v and isinstance(v[0], dict) \
-                    and {"alpha", "lower", "upper"} <= set(v[0]):
-                if key == "beta" and s is obj and "clt" in obj:
-                    continue   # compose's certified beta queries, not a CLT band
-                band = [(float(e["alpha"]), e["lower"], e["upper"]) for e in v]
+        # fdp clt --json: "band": [{"alpha", "beta": {"lower", "upper"} or null, ..}]
+        v = s.get("band")
+        if band is None and isinstance(v, list) and v and isinstance(v[0], dict) \
+                and {"alpha", "beta"} <= set(v[0]):
+            band = [(float(e["alpha"]), (e["beta"] or {}).get("lower"),
+                     (e["beta"] or {}).get("upper")) for e in v]
     if mu is None:
         fp.fail(f"{path}: no CLT mu found (expected 'mu' or 'clt_mu', or a 'clt' "
                 "object as in fdp compose --json)")

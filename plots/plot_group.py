@@ -59,7 +59,7 @@ def group_curve(fdp, spec, k, points, tmpdir):
     grid = fp.alpha_grid(max(points // 2, 50))
     args = base + ["--json"] + [w for a in grid for w in ("--alpha", repr(float(a)))]
     obj = json.loads(fp.run_fdp(fdp, args))
-    rows = [(e["alpha"], e["lower"], e["upper"]) for e in obj.get("beta", [])
+    rows = [(e["alpha"], e["lower"], e["upper"]) for e in fp.answers(obj, "beta")
             if e.get("lower") is not None and e.get("upper") is not None]
     if len(rows) < 2:
         fp.fail(f"fdp group {spec} --k {k}: no beta brackets in its JSON")

@@ -26,13 +26,11 @@ import fdpplot as fp
 
 
 def bracket_list(obj, key, xkey, path):
-    v = obj.get(key, [])
-    if not isinstance(v, list):
-        fp.fail(f"{path}: '{key}' is not a list")
+    """[(x, lower, upper)] of the `key` answers at `xkey` (fdp --json queries)."""
+    if not isinstance(obj, dict) or not isinstance(obj.get("queries", []), list):
+        fp.fail(f"{path}: expected fdp --json output with a 'queries' list")
     out = []
-    for e in v:
-        if not isinstance(e, dict) or xkey not in e:
-            fp.fail(f"{path}: '{key}' entries need '{xkey}', 'lower', 'upper'")
+    for e in fp.answers(obj, key):
         lo, up = e.get("lower"), e.get("upper")
         out.append((float(e[xkey]), np.nan if lo is None else float(lo),
                     np.nan if up is None else float(up)))

@@ -63,7 +63,8 @@ def one(fdp, spec, a, b, n, seed, conf):
     if p.returncode not in (0, 3):
         raise RuntimeError("%s seed %d: exit %d: %s" % (spec, seed, p.returncode, p.stderr))
     d = json.loads(p.stdout)
-    return d["verdict"], d["epsilon_lower"]["value"], d["mu_lower"], d["error_budget"]
+    # (schema version 1: the lower bounds are brackets with no upper end)
+    return d["verdict"], d["queries"][0]["epsilon"]["lower"], d["mu"]["lower"], d["error_budget"]
 
 
 def main():

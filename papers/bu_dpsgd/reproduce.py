@@ -75,7 +75,7 @@ def main():
 
         d = fdp.json("dpsgd", "--sigma", sigma, "--epochs", epochs, "--dataset-size", n,
                      "--batch-size", B, "--delta", delta)
-        assert d["steps"] == T_steps, (d["steps"], T_steps)
+        assert d["assumptions"]["steps"] == T_steps, (d["assumptions"]["steps"], T_steps)
         # 1. the paper's CLT numbers, recomputed from its formula
         if pub is not None:
             rep.check_close("%s: CLT mu [%s]" % (name, src), mu_paper, mu_paper,
@@ -89,11 +89,11 @@ def main():
         # 2. fdp's CLT estimate equals the formula (with the integer step count)
         rep.check_close("%s: fdp CLT mu (T=%d)" % (name, T_steps), d["clt"]["mu"], mu_steps,
                         rel=1e-9)
-        rep.check_close("%s: fdp CLT eps (T=%d)" % (name, T_steps), d["clt"]["epsilon"],
+        rep.check_close("%s: fdp CLT eps (T=%d)" % (name, T_steps), d["clt"]["estimates"][0]["epsilon"],
                         eps_steps, rel=1e-6)
         # 3. the certified bracket: a valid upper bound published by the paper
         #    (moments accountant at the same sigma) must not be below it.
-        lo, hi = d["epsilon"]["lower"], d["epsilon"]["upper"]
+        lo, hi = pl.answer(d, "epsilon")["lower"], pl.answer(d, "epsilon")["upper"]
         if ma is not None and abs(ma[0] - sigma) < 1e-12:
             rep.row("%s: MA eps >= certified lower [%s]" % (name, src), "%.2f" % ma[1],
                     "[%.4f, %.4f]" % (lo, hi), ma[1] >= lo,
@@ -110,7 +110,7 @@ def main():
             # the MA run used a larger sigma: certify that one too
             d2 = fdp.json("dpsgd", "--sigma", ma[0], "--epochs", epochs, "--dataset-size", n,
                           "--batch-size", B, "--delta", delta, "--no-mu")
-            lo2, hi2 = d2["epsilon"]["lower"], d2["epsilon"]["upper"]
+            lo2, hi2 = pl.answer(d2, "epsilon")["lower"], pl.answer(d2, "epsilon")["upper"]
             rep.row("%s: MA eps (sigma=%g) >= certified lower [%s]" % (name, ma[0], src),
                     "%.2f" % ma[1], "[%.4f, %.4f]" % (lo2, hi2), ma[1] >= lo2,
                     "MA over-states by %.0f%%" % (100 * (ma[1] / hi2 - 1)))
@@ -139,9 +139,9 @@ def figure(fdp, outdir):
         for e in eps_grid:
             d = fdp.json("dpsgd", "--sigma", sigma, "--epochs", e, "--dataset-size", 60000,
                          "--batch-size", 256, "--delta", 1e-5, "--no-mu")
-            clt.append(d["clt"]["epsilon"])
-            lo.append(d["epsilon"]["lower"])
-            hi.append(d["epsilon"]["upper"])
+            clt.append(d["clt"]["estimates"][0]["epsilon"])
+            lo.append(pl.answer(d, "epsilon")["lower"])
+            hi.append(pl.answer(d, "epsilon")["upper"])
         ax.plot(eps_grid, clt, "--", color="#D55E00", label="CLT (Bu et al.), not a bound")
         ax.fill_between(eps_grid, lo, hi, color="#0072B2", alpha=0.5)
         ax.plot(eps_grid, hi, color="#0072B2", label="fdp certified bracket")

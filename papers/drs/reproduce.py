@@ -110,7 +110,7 @@ def part_gdp_vs_epsdelta(fdp, rep):
     for mu in (0.5, 1.0, 3.0):
         d = fdp.json("compose", "gdp:mu=%g" % mu, *args)
         worst = max(abs(b["lower"] - pl.G(mu, b["alpha"])) / pl.G(mu, b["alpha"])
-                    for b in d["beta"])
+                    for b in pl.answers(d, "beta"))
         rep.row("G_%g(alpha) at %d alphas (fdp compose)" % (mu, len(ALPHAS)), "-",
                 "max rel err %.2e" % worst, worst <= 1e-12)
     # the envelope: sup_eps f_{eps,delta(eps)}(a) = G_1(a) (a grid of 400 eps)
@@ -145,12 +145,12 @@ def part_clt(fdp, rep):
         d = fdp.json("compose", spec, *args)
         ok = True
         worst_clt = 0
-        for b in d["beta"]:
+        for b in pl.answers(d, "beta"):
             truth = polygon_at(a_v, b_v, b["alpha"])
             ok &= b["lower"] - 1e-12 <= truth <= b["upper"] + 1e-12
             worst_clt = max(worst_clt, abs(truth - pl.G(mu_c, b["alpha"])))
         rep.row("exact f_{1/sqrt(%d),0}^n (binomial) in fdp bracket" % n, "-",
-                "%d alphas" % len(d["beta"]), ok,
+                "%d alphas" % len(pl.answers(d, "beta")), ok,
                 "max |exact - G_mu| = %.4f" % worst_clt)
         out[("eps0", n)] = (mu_c, g_c)
 
@@ -167,7 +167,7 @@ def part_clt(fdp, rep):
         d = fdp.json("compose", spec, *args)
         ok = True
         worst = 0
-        for b in d["beta"]:
+        for b in pl.answers(d, "beta"):
             a = b["alpha"]
             if g_c < 0.5 and g_c <= a <= 1 - g_c:
                 lo_band = pl.G(mu_c, a + g_c) - g_c
@@ -187,10 +187,10 @@ def part_group(fdp, rep):
     for a in ALPHAS:
         args += ["--alpha", a]
     d = fdp.json("group", "gdp:mu=0.5", "--k", 3, *args)
-    worst = max(abs(b["lower"] - pl.G(1.5, b["alpha"])) / pl.G(1.5, b["alpha"]) for b in d["beta"])
+    worst = max(abs(b["lower"] - pl.G(1.5, b["alpha"])) / pl.G(1.5, b["alpha"]) for b in pl.answers(d, "beta"))
     rep.row("Thm 2.14: G_0.5, k=3 -> G_1.5", "-", "max rel err %.1e" % worst, worst <= 1e-12)
     d = fdp.json("group", "laplace:b=2", "--k", 4, *args)
-    worst = max(abs(b["lower"] - pl.laplace_tradeoff(2, b["alpha"])) for b in d["beta"])
+    worst = max(abs(b["lower"] - pl.laplace_tradeoff(2, b["alpha"])) for b in pl.answers(d, "beta"))
     rep.row("Thm 2.14: Laplace mu=0.5, k=4 -> Laplace mu=2", "-", "max abs err %.1e" % worst,
             worst <= 1e-13)
     mu = 1.0
@@ -200,7 +200,7 @@ def part_group(fdp, rep):
         f = lambda x, e=e: pl.f_epsdelta(e, 0, x)  # noqa: E731
         d = fdp.json("group", "epsdelta:eps=%.17g" % e, "--k", k, *args)
         err = 0
-        for b in d["beta"]:
+        for b in pl.answers(d, "beta"):
             truth = group_pointwise(f, k, b["alpha"])
             err = max(err, abs(b["lower"] - truth), abs(b["upper"] - truth))
         # sup distance to the Laplace limit on a dense grid (mpmath only)
@@ -213,7 +213,7 @@ def part_group(fdp, rep):
     d = fdp.json("group", "epsdelta:eps=0.5", "--k", 3, "--alpha", 0.3)
     fk = pl.f_epsdelta(1.5, 0, 0.3)
     rep.row("group(f_{0.5,0}, 3)(0.3) > f_{1.5,0}(0.3)", "-",
-            "%.5f > %.5f" % (d["beta"][0]["lower"], fk), d["beta"][0]["lower"] > fk + 1e-3)
+            "%.5f > %.5f" % (pl.answers(d, "beta")[0]["lower"], fk), pl.answers(d, "beta")[0]["lower"] > fk + 1e-3)
 
 
 def main():

@@ -111,7 +111,7 @@ def theorem_3_25(fdp, rep):
         rep.row("Thm 3.25 c=%d: advanced eps <= eps = 1" % c, "<= 1", "%.4f" % adv, adv <= eps)
         # the exact (optimal) composition of c eps'-DP mechanisms (KOV Thm 3.3):
         # the certified bracket must straddle the point where kov_delta = delta.
-        lo, hi = cmp_["certified"]["lower"], cmp_["certified"]["upper"]
+        lo, hi = pl.answer(cmp_, "epsilon")["lower"], pl.answer(cmp_, "epsilon")["upper"]
         ok = pl.kov_delta(eps_p, 0, c, lo) >= delta * (1 - 1e-9) and \
             pl.kov_delta(eps_p, 0, c, hi) <= delta * (1 + 1e-9)
         rep.row("Thm 3.25 c=%d: optimal composition (fdp, KOV formula)" % c, "-",

@@ -72,7 +72,7 @@ def main():
         ed = json.loads(out)
         p, q = refc()
         err_n, err_e = [], []
-        for b, e in zip(exact["beta"], ed["beta"]):
+        for b, e in zip(pl.answers(exact, "beta"), ed["beta"]):
             a = b["alpha"]
             # the library against the independent mpmath expansion
             for key, rp, rq, k3 in (("edgeworth", p, q, True), ("normal", p, q, False)):
@@ -93,7 +93,7 @@ def main():
                     "Edgeworth closer" if err_e[-1] < err_n[-1] else "CLT closer")
         if "clt" in exact and exact["clt"].get("mu"):
             # for the symmetric Laplace pair the normal approximation is G_{clt_mu}
-            for b, e in zip(exact["beta"], ed["beta"]):
+            for b, e in zip(pl.answers(exact, "beta"), ed["beta"]):
                 g = pl.G(exact["clt"]["mu"], b["alpha"])
                 if abs(g - e["normal"]) > 1e-9:
                     rep.row("%s: normal = G_clt_mu at %g" % (label, b["alpha"]), "-",

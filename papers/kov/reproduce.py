@@ -55,7 +55,7 @@ def main():
     for (eps0, delta0, k, delta) in CASES:
         spec = "epsdelta:eps=%g,delta=%g,times=%d" % (eps0, delta0, k)
         d = fdp.json("compose", spec, "--delta", delta)
-        e = d["epsilon"][0]
+        e = pl.answer(d, "epsilon")
         lo, hi = e["lower"], e["upper"]
         floor = 1 - (1 - mp.mpf(delta0)) ** k
         if floor >= delta:

@@ -73,10 +73,11 @@ def make_clt(outdir):
         a = float(a)
         if gamma <= a <= 1 - gamma:
             band.append({"alpha": a,
-                         "lower": max(0.0, gdp_beta(mu, a + gamma) - gamma),
-                         "upper": min(1.0, gdp_beta(mu, a - gamma) + gamma)})
+                         "beta": {"lower": max(0.0, gdp_beta(mu, a + gamma) - gamma),
+                                  "upper": min(1.0, gdp_beta(mu, a - gamma) + gamma)},
+                         "estimate": gdp_beta(mu, a)})
         else:
-            band.append({"alpha": a, "lower": None, "upper": None})
+            band.append({"alpha": a, "beta": None, "estimate": gdp_beta(mu, a)})
     spec = {"spec": f"laplace:b={b:g},times={n}", "kl": n * kl, "kappa2": n * k2,
             "kappa3": n * k3, "kappa3bar": n * k3b}
     obj = {"synthetic": True,
@@ -129,9 +130,9 @@ def make_audit(outdir):
            "note": "made by plots/examples/make_synthetic.py, not by fdp audit: "
                    "Gaussian mechanism sigma=0.8 claimed gdp:mu=1",
            "verdict": "violation" if gap > 0 else "consistent",
-           "confidence": conf, "samples": [n, n],
-           "epsilon_lower": {"delta": 0.0, "value": eps_lower},
-           "mu_lower": mu_lower,
+           "assumptions": {"confidence": conf}, "samples": [n, n],
+           "queries": [{"delta": 0.0, "epsilon": {"lower": eps_lower, "upper": None}}],
+           "mu": {"lower": mu_lower, "upper": None},
            "witness": {"alpha": wa, "beta": wb,
                        "claim_beta": gdp_beta(claim_mu, wa)}}
     js_path = os.path.join(outdir, "audit_gauss.json")

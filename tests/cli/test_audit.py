@@ -11,6 +11,8 @@ import os
 import subprocess
 import sys
 import tempfile
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from fdp_json import answer  # noqa: E402
 
 FDP = sys.argv[1] if len(sys.argv) > 1 else "fdp"
 failures = []
@@ -50,13 +52,14 @@ rc, out, err = run("audit", "--mechanism", "laplace:eps=1", "--input0", "0", "--
                    "--samples", "200000", "--json", "--curve-out", path("lap.csv"))
 check(rc == 0, "laplace audit: exit 0 (%s)" % err)
 d = json.loads(out)
-for key in ["verdict", "confidence", "samples", "epsilon_lower", "mu_lower", "witness"]:
+for key in ["fdp", "verdict", "assumptions", "samples", "queries", "mu", "witness", "timing"]:
     check(key in d, "JSON has %s" % key)
 check(d["verdict"] == "consistent", "laplace eps=1 is consistent with its claim")
-check(d["confidence"] == 0.95, "default confidence 0.95")
+check(d["assumptions"]["confidence"] == 0.95, "default confidence 0.95")
 check(d["samples"] == [200000, 200000], "samples per side")
-check(d["epsilon_lower"]["delta"] == 0.0, "epsilon_lower at delta 0")
-check(0.8 < d["epsilon_lower"]["value"] <= 1.0, "laplace epsilon_lower in (0.8, 1] (%s)" % d["epsilon_lower"])
+check(answer(d, "epsilon")["delta"] == 0.0, "epsilon lower bound at delta 0")
+check(0.8 < answer(d, "epsilon")["lower"] <= 1.0 and answer(d, "epsilon")["upper"] is None,
+      "laplace epsilon lower bound in (0.8, 1], no upper (%s)" % d["queries"])
 check(d["witness"] is None, "no witness when consistent")
 check(d["oracle"] is not None and d["oracle"]["ratio"] > 0.85, "oracle ratio printed (%s)" % d.get("oracle"))
 check(d["error_budget"] <= 0.05 + 1e-12, "error budget within 1 - confidence")
@@ -100,13 +103,13 @@ d = json.loads(out)
 check(d["verdict"] == "violation", "violation verdict")
 w = d["witness"]
 check(w is not None and w["beta"] < w["claim_beta"], "witness beta < claim_beta")
-check(d["mu_lower"] > 1.0, "mu_lower above the claimed 1 (%s)" % d["mu_lower"])
+check(d["mu"]["lower"] > 1.0, "mu lower bound above the claimed 1 (%s)" % d["mu"])
 check(d["claim"] == "gdp:mu=1", "claim text")
 
 rc, out, err = run("audit", "--mechanism", "svt-lyu-alg5:eps=1", "--input0", "2,2,2,2,2,0,0,0,0,0",
                    "--input1", "1,1,1,1,1,1,1,1,1,1", "--samples", "100000", "--json")
 check(rc == 3, "svt alg5: exit 3")
-check(json.loads(out)["epsilon_lower"]["value"] > 6, "support bug: epsilon_lower not capped at ln(100)")
+check(answer(json.loads(out), "epsilon")["lower"] > 6, "support bug: epsilon_lower not capped at ln(100)")
 
 # composed claim and --delta
 rc, out, err = run("audit", "--mechanism", "laplace:eps=0.5", "--input0", "0", "--input1", "1",
@@ -115,14 +118,14 @@ check(rc in (0, 3), "composed claim runs (%s)" % err)
 if rc in (0, 3):
     d = json.loads(out)
     check(d["verdict"] != "violation", "Lap(2) is below the 2-fold Lap(1) claim")
-    check(d["epsilon_lower"]["delta"] == 1e-3, "delta echoed")
+    check(answer(d, "epsilon")["delta"] == 1e-3, "delta echoed")
 
 # --- determinism: same seed, different thread counts --------------------------
 outs = []
 for t in ("1", "2"):
     rc, out, err = run("audit", "--mechanism", "report-noisy-max:eps=1", "--input0", "1,1,1",
                        "--input1", "0,2,2", "--samples", "50000", "--seed", "5", "--threads", t, "--json")
-    outs.append(json.loads(out)["epsilon_lower"]["value"])
+    outs.append(answer(json.loads(out), "epsilon")["lower"])
 check(outs[0] == outs[1], "thread count does not change the result (%s)" % outs)
 
 # --- black-box files ----------------------------------------------------------

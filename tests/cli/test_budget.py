@@ -22,6 +22,8 @@ import subprocess
 import sys
 import tempfile
 import time
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from fdp_json import answer  # noqa: E402
 
 failures = []
 
@@ -73,19 +75,21 @@ def expect_bad(fdp, args, needle=None, env=None, expect_code=2):
 
 def compose_eps(fdp, spec, delta, tol="5e-4"):
     j = run_json(fdp, "compose", spec, "--delta", repr(delta), "--tolerance", tol)
-    return j["epsilon"][0] if j else None
+    return answer(j, "epsilon") if j else None
 
 
 # ---------------------------------------------------------------- calibrate
 def test_calibrate(fdp):
     j = run_json(fdp, "calibrate", "laplace:times=100", "--solve", "b", "--eps", "1", "--delta", "1e-6")
     if j:
-        for k in ("b", "epsilon", "bracket", "iterations", "evaluations", "certified_gap"):
+        for k in ("solve", "target", "queries", "iterations", "evaluations", "assumptions", "timing"):
             if k not in j:
                 fail("calibrate --json: missing %r in %r" % (k, j))
-        b = j["b"]
-        if not j["epsilon"]["upper"] <= 1.0:
-            fail("calibrate b: certified epsilon %r above the target" % j["epsilon"])
+        if j["solve"]["parameter"] != "b" or "certified_gap" not in j["solve"]:
+            fail("calibrate --json: solve %r" % j["solve"])
+        b = j["solve"]["value"]
+        if not answer(j, "epsilon")["upper"] <= 1.0:
+            fail("calibrate b: certified epsilon %r above the target" % answer(j, "epsilon"))
         e = compose_eps(fdp, "laplace:b=%.17g,times=100" % b, 1e-6)
         if e and not e["upper"] <= 1.0:
             fail("calibrate b=%r: fdp compose gives upper %r > 1" % (b, e["upper"]))
@@ -95,17 +99,18 @@ def test_calibrate(fdp):
     base = "subsampled-gaussian:q=0.0042666666666666667,times=14062"
     j = run_json(fdp, "calibrate", base, "--solve", "sigma", "--eps", "3", "--delta", "1e-5")
     if j:
-        s = j["sigma"]
+        s = j["solve"]["value"]
         e = compose_eps(fdp, base + ",sigma=%.17g" % s, 1e-5)
         if e and not e["upper"] <= 3.0:
             fail("calibrate sigma=%r: fdp compose upper %r > 3" % (s, e["upper"]))
         e = compose_eps(fdp, base + ",sigma=%.17g" % (s / 1.001), 1e-5, "2e-4")
         if e and not e["lower"] > 3.0:
             fail("calibrate sigma=%r: sigma/1.001 not certified infeasible (lower %r)" % (s, e["lower"]))
-        if j["bracket"]["lower"] > s or j["bracket"]["upper"] < s:
-            fail("calibrate: value %r outside its bracket %r" % (s, j["bracket"]))
+        br = j["solve"]["bracket"]
+        if br["lower"] > s or br["upper"] < s:
+            fail("calibrate: value %r outside its bracket %r" % (s, br))
     j = run_json(fdp, "calibrate", "laplace:b=10", "--solve", "times", "--eps", "5", "--delta", "1e-6")
-    if j and (j["times"] != int(j["times"]) or j["direction"] != "largest"):
+    if j and (j["solve"]["value"] != int(j["solve"]["value"]) or j["solve"]["direction"] != "largest"):
         fail("calibrate times: %r" % j)
     code, out, err = run(fdp, "calibrate", "gaussian:times=100", "--solve", "sigma", "--eps", "10", "--delta", "1e-5")
     if code != 0 or "sigma = " not in out:
@@ -131,29 +136,31 @@ def test_dpsgd(fdp):
         j = run_json(fdp, "dpsgd", "--q", q, "--sigma", s, "--steps", T, "--delta", "1e-5", "--no-mu")
         if not j:
             continue
-        e = j["epsilon"]
+        e = answer(j, "epsilon")
         if not (e["lower"] <= hi and e["upper"] >= lo):
             fail("dpsgd q=%s sigma=%s: bracket %r misses the reference [%r, %r]" % (q, s, e, lo, hi))
         if (e["upper"] - e["lower"]) / e["upper"] > 5e-3:
             fail("dpsgd q=%s: bracket %r wider than 0.5%%" % (q, e))
         c = j["clt"]
-        if c["is_bound"] is not False or abs(c["epsilon"] - clt) > 1e-3:
+        if c["is_bound"] is not False or abs(c["estimates"][0]["epsilon"] - clt) > 1e-3:
             fail("dpsgd q=%s: clt %r (want epsilon %r, is_bound false)" % (q, c, clt))
     j = run_json(fdp, "dpsgd", "--sigma", "1.06", "--epochs", "20", "--dataset-size", "60000",
                  "--batch-size", "256", "--delta", "1e-5", "--no-mu")
     if j:
-        if j["steps"] != 4688 or abs(j["clt"]["mu"] - 0.35) > 0.005 or abs(j["clt"]["epsilon"] - 1.34) > 0.005:
+        if (j["assumptions"]["steps"] != 4688 or abs(j["clt"]["mu"] - 0.35) > 0.005
+                or abs(j["clt"]["estimates"][0]["epsilon"] - 1.34) > 0.005):
             fail("dpsgd Bu et al. example 1: %r" % j)
     j = run_json(fdp, "dpsgd", "--sigma", "0.638", "--epochs", "70", "--dataset-size", "60000",
                  "--batch-size", "256", "--delta", "1e-5", "--no-mu")
-    if j and (abs(j["clt"]["mu"] - 1.78) > 0.005 or abs(j["clt"]["epsilon"] - 8.697) > 0.01):
+    if j and (abs(j["clt"]["mu"] - 1.78) > 0.005 or abs(j["clt"]["estimates"][0]["epsilon"] - 8.697) > 0.01):
         fail("dpsgd Bu et al. example 2: %r" % j["clt"])
     code, out, err = run(fdp, "dpsgd", "--q", "0.01", "--sigma", "1", "--steps", "100", "--delta", "1e-5")
     if code != 0 or "NOT a bound" not in out or "certified epsilon" not in out:
         fail("dpsgd human output: %r %r" % (out, err))
     j = run_json(fdp, "dpsgd", "--q", "0.01", "--sigma", "1", "--steps", "200", "--delta", "1e-5",
                  "--sampling", "without-replacement", "--neighbours", "replace-one", "--no-mu")
-    if j and (j["sensitivity"] != 2 or not j["epsilon"]["upper"] >= j["epsilon"]["lower"]):
+    if j and (j["assumptions"]["sensitivity"] != 2
+              or not answer(j, "epsilon")["upper"] >= answer(j, "epsilon")["lower"]):
         fail("dpsgd without-replacement: %r" % j)
     base = ["dpsgd", "--q", "0.01", "--sigma", "1", "--steps", "100", "--delta", "1e-5"]
     expect_bad(fdp, base + ["--sampling", "shuffle"], "shuffle")
@@ -183,14 +190,14 @@ def test_compare(fdp):
     j = run_json(fdp, "compare", "subsampled-gaussian:sigma=1.1,q=0.0042666666666666667,times=14062",
                  "--delta", "1e-5")
     if j:
-        for k in ("certified", "clt", "naive", "advanced", "rdp"):
+        for k in ("method", "queries", "clt", "naive", "advanced", "rdp"):
             if k not in j:
                 fail("compare --json: missing %r" % k)
         if abs(j["rdp"]["improved"]["epsilon"] - 2.597) > 2e-3:
             fail("compare: RDP %r, accounting.md says 2.597" % j["rdp"])
         if j["clt"].get("is_bound") is not False:
             fail("compare: clt must say is_bound false: %r" % j["clt"])
-        if not j["certified"]["lower"] <= j["rdp"]["improved"]["epsilon"]:
+        if not answer(j, "epsilon")["lower"] <= j["rdp"]["improved"]["epsilon"]:
             fail("compare: RDP below the certified lower end: %r" % j)
     j = run_json(fdp, "compare", "epsdelta:eps=0.1,delta=1e-6,times=100", "--delta", "1e-3")
     if j:
@@ -213,13 +220,13 @@ def ledger_entries(path):
 def test_ledger(fdp, tmp):
     L = os.path.join(tmp, "budget.json")
     j = run_json(fdp, "ledger", "init", "--budget-eps", "3", "--delta", "1e-5", L)
-    if not j or j["spent"]["upper"] != 0:
+    if not j or j["spent"]["epsilon"]["upper"] != 0:
         fail("ledger init: %r" % j)
     expect_bad(fdp, ["ledger", "init", "--budget-eps", "3", "--delta", "1e-5", L], "exists")
     j = run_json(fdp, "ledger", "add", L, "laplace:b=10", "gaussian:sigma=10,times=4",
                  "subsampled-gaussian:sigma=1.1,q=0.004,times=1000")
     if j:
-        if j["entries"] != 3 or j["applications"] != 1005 or not 0 < j["spent"]["lower"] <= j["spent"]["upper"] < 3:
+        if j["entries"] != 3 or j["applications"] != 1005 or not 0 < j["spent"]["epsilon"]["lower"] <= j["spent"]["epsilon"]["upper"] < 3:
             fail("ledger add: %r" % j)
     st = run_json(fdp, "ledger", "status", L)
     if st and j and (st["spent"] != j["spent"] or st["entries"] != 3):
@@ -246,7 +253,7 @@ def test_ledger(fdp, tmp):
     if "nothing was recorded" not in err:
         fail("ledger: infinite-loss refusal message: %r" % err)
     chk = run_json(fdp, "ledger", "check", L, "gdp:mu=1", big + "0000", expect_code=EXIT_REFUSED)
-    if chk and (chk["affordable"] is not False or chk["after"]["lower"] is not None):
+    if chk and (chk["affordable"] is not False or chk["after"]["epsilon"]["lower"] is not None):
         fail("ledger check with mass at infinite loss: %r" % chk)
     with open(L) as f:
         if f.read() != before:

@@ -36,6 +36,8 @@ import sys
 import tempfile
 
 from mpmath import mp, mpf
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from fdp_json import answer, answers  # noqa: E402
 
 mp.dps = 40
 
@@ -139,9 +141,9 @@ def check_shape(obj, what, n_eps=0, n_delta=0, n_beta=0, mu=False):
     check(obj.get("method") in ("exact", "pld"), "%s: method %r not exact|pld" % (what, obj.get("method")))
     for key, n, inner in (("epsilon", n_eps, "delta"), ("delta", n_delta, "epsilon"), ("beta", n_beta, "alpha")):
         if n == 0:
-            check(key not in obj or obj[key] == [], "%s: unexpected %r without a query" % (what, key))
+            check(answers(obj, key) == [], "%s: unexpected %r without a query" % (what, key))
             continue
-        arr = obj.get(key)
+        arr = answers(obj, key)
         if not check(isinstance(arr, list) and len(arr) == n,
                      "%s: %r should be a list of %d, got %r" % (what, key, n, arr)):
             continue
@@ -170,19 +172,19 @@ def test_shape(fdp):
     check_shape(obj, what, n_eps=2, n_delta=3, n_beta=1, mu=True)
     if obj:
         check(obj["method"] == "pld", "%s: method %r, expected pld" % (what, obj["method"]))
-        check([x["delta"] for x in obj["epsilon"]] == [1e-6, 1e-3], "%s: epsilon[].delta echo" % what)
-        check([x["epsilon"] for x in obj["delta"]] == [1, -0.5, 0], "%s: delta[].epsilon echo" % what)
-        check(obj["beta"][0]["alpha"] == 0.05, "%s: beta[].alpha echo" % what)
+        check([x["delta"] for x in answers(obj, "epsilon")] == [1e-6, 1e-3], "%s: epsilon[].delta echo" % what)
+        check([x["epsilon"] for x in answers(obj, "delta")] == [1, -0.5, 0], "%s: delta[].epsilon echo" % what)
+        check(answers(obj, "beta")[0]["alpha"] == 0.05, "%s: beta[].alpha echo" % what)
     # no query: epsilon at 1e-5 and mu
     obj, what = compose_json(fdp, "laplace:b=2,times=5")
     check_shape(obj, what, n_eps=1, mu=True)
     if obj:
-        check(obj["epsilon"][0]["delta"] == 1e-5, "%s: default query is epsilon at 1e-5" % what)
+        check(answers(obj, "epsilon")[0]["delta"] == 1e-5, "%s: default query is epsilon at 1e-5" % what)
     # quantities that do not exist are null
     obj, what = compose_json(fdp, "epsdelta:eps=1,delta=1e-3", "--delta", "1e-4", "--mu")
     check_shape(obj, what, n_eps=1, mu=True)
     if obj:
-        check(obj["epsilon"][0]["upper"] is None, "%s: epsilon at delta < 1e-3 must be null" % what)
+        check(answers(obj, "epsilon")[0]["upper"] is None, "%s: epsilon at delta < 1e-3 must be null" % what)
         check(obj["mu"]["upper"] is None, "%s: no finite mu for f_{1,1e-3}: upper must be null" % what)
     # human output works and mentions the bracket
     code, out, err = run(fdp, "compose", "laplace:b=10,times=100", "--delta", "1e-6")
@@ -199,7 +201,7 @@ def test_closed_forms(fdp):
     check_shape(obj, what, n_beta=1, mu=True)
     if obj:
         check(obj["method"] == "exact", "%s: method %r" % (what, obj["method"]))
-        b = obj["beta"][0]
+        b = answers(obj, "beta")[0]
         t = G(1, 0.05)
         check(b["lower"] <= t <= b["upper"] and b["upper"] - b["lower"] <= 1e-13 * t,
               "%s: beta %r vs G_1(0.05) = %s (a bracket a few ulps wide around it)" % (what, b, mp.nstr(t, 17)))
@@ -213,24 +215,24 @@ def test_closed_forms(fdp):
         mu = math.sqrt(0.09 + 0.16 + 0.75)
         check(obj["method"] == "exact", "%s: method %r" % (what, obj["method"]))
         for key in ("epsilon", "delta", "beta"):
-            x = obj[key][0]
+            x = answers(obj, key)[0]
             check(x["lower"] <= x["upper"] <= x["lower"] * (1 + 1e-10), "%s: %s not a bracket a few ulps wide: %r" % (what, key, x))
         check(obj["mu"]["lower"] <= mu <= obj["mu"]["upper"] and obj["mu"]["upper"] - obj["mu"]["lower"] < 1e-14,
               "%s: mu %r vs %r" % (what, obj["mu"], mu))
         mmu = mp.sqrt(mpf(0.3) ** 2 + mpf(0.4) ** 2 + 3 * (mpf(1) / 2) ** 2)
         dt = Phi(-1 / mmu + mmu / 2) - mp.e * Phi(-1 / mmu - mmu / 2)
-        check(obj["delta"][0]["lower"] <= dt <= obj["delta"][0]["upper"], "%s: delta(1) %r vs %s" % (what, obj["delta"][0], mp.nstr(dt, 17)))
+        check(answers(obj, "delta")[0]["lower"] <= dt <= answers(obj, "delta")[0]["upper"], "%s: delta(1) %r vs %s" % (what, answers(obj, "delta")[0], mp.nstr(dt, 17)))
         bt = G(mmu, 0.1)
-        check(obj["beta"][0]["lower"] <= bt <= obj["beta"][0]["upper"], "%s: beta(0.1) %r vs %s" % (what, obj["beta"][0], mp.nstr(bt, 17)))
+        check(answers(obj, "beta")[0]["lower"] <= bt <= answers(obj, "beta")[0]["upper"], "%s: beta(0.1) %r vs %s" % (what, answers(obj, "beta")[0], mp.nstr(bt, 17)))
         f = lambda e: Phi(-e / mmu + mmu / 2) - mp.exp(e) * Phi(-e / mmu - mmu / 2) - mpf("1e-5")
         et = mp.findroot(f, 4.4)
-        check(obj["epsilon"][0]["lower"] <= et <= obj["epsilon"][0]["upper"], "%s: epsilon %r vs %s" % (what, obj["epsilon"][0], mp.nstr(et, 17)))
+        check(answers(obj, "epsilon")[0]["lower"] <= et <= answers(obj, "epsilon")[0]["upper"], "%s: epsilon %r vs %s" % (what, answers(obj, "epsilon")[0], mp.nstr(et, 17)))
     # k-fold epsdelta (S4): exact, KOV
     obj, what = compose_json(fdp, "epsdelta:eps=0.1,delta=1e-6,times=100", "--delta", "1e-3")
     check_shape(obj, what, n_eps=1, mu=True)
     if obj:
         check(obj["method"] == "exact", "%s: method %r" % (what, obj["method"]))
-        e = obj["epsilon"][0]
+        e = answers(obj, "epsilon")[0]
         # a bracket a few ulps wide (the closed form's rounding, outward)
         check(e["lower"] <= e["upper"] and e["upper"] - e["lower"] <= 1e-10 * e["upper"],
               "%s: closed form bracket %r not a point" % (what, e))
@@ -264,7 +266,7 @@ def test_golden_containment(fdp):
                 key = {"eps": "epsilon", "delta": "delta", "beta": "beta"}.get(r["query"])
                 if key is None:
                     continue
-                x = obj[key][idx[r["query"]]]
+                x = answers(obj, key)[idx[r["query"]]]
                 idx[r["query"]] += 1
                 truth = mp.inf if r["value"] == "inf" else mpf(r["value"])
                 rel = 1e-9 if obj["method"] == "exact" else 1e-14
@@ -371,7 +373,7 @@ def test_curves(fdp):
         code, out, err = run(fdp, "compose", "curve:file=" + cf, "--alpha", "0.1", "--json", "--method", "pld")
         what = "fdp compose curve:file=F --alpha 0.1 --method pld"
         if check(code == 0, "%s: exit %d %r" % (what, code, err)):
-            b = json.loads(out)["beta"][0]
+            b = answers(json.loads(out), "beta")[0]
             contains(what, b["lower"], b["upper"], mpf("0.5"), 1e-14)
 
 
@@ -384,7 +386,7 @@ def test_degenerate(fdp):
         code, out, err = run(fdp, "compose", *args, "--eps", "1", "--json")
         if not check(code == 0, "%s: exit %d (%s), stderr %r" % (what, code, "crash" if code < 0 else "error", err[:200])):
             continue
-        d = json.loads(out)["delta"][0]
+        d = answers(json.loads(out), "delta")[0]
         t = 1e-6 if "delta=1e-6" in args[0] else 0.0
         contains(what + " delta(1)", d["lower"], d["upper"], mpf(t) if t else mpf(0))
     # the mass at +inf of f_{eps,delta}: delta(eps) = delta for eps >= eps0, so
@@ -393,11 +395,11 @@ def test_degenerate(fdp):
         obj, what = compose_json(fdp, "epsdelta:eps=0.5,delta=1e-13", "--method", method, "--delta", "9.995e-14",
                                  "--delta", "1e-13", "--eps", "1")
         if obj:
-            check(obj["epsilon"][0]["upper"] is None,
-                  "%s: epsilon at delta=9.995e-14 < 1e-13 must be null (no eps exists), got %r" % (what, obj["epsilon"][0]))
-            e = obj["epsilon"][1]
+            check(answers(obj, "epsilon")[0]["upper"] is None,
+                  "%s: epsilon at delta=9.995e-14 < 1e-13 must be null (no eps exists), got %r" % (what, answers(obj, "epsilon")[0]))
+            e = answers(obj, "epsilon")[1]
             contains(what + " epsilon(1e-13)", e["lower"], e["upper"], mpf("0.5"), 1e-12)
-            d = obj["delta"][0]
+            d = answers(obj, "delta")[0]
             contains(what + " delta(eps=1)", d["lower"], d["upper"], mpf(1e-13))
 
 
@@ -450,12 +452,12 @@ def test_errors(fdp):
 
 
 def test_tolerance_flag(fdp):
-    # numerics.tolerance_met says whether the epsilon bracket at the tuned
+    # assumptions.tolerance_met says whether the epsilon bracket at the tuned
     # delta is as narrow as --tolerance asks (it is certified either way)
     obj, what = compose_json(fdp, "laplace:b=10,times=100", "--delta", "1e-6")
     if obj is not None:
-        n = obj["numerics"]
-        e = obj["epsilon"][0]
+        n = obj["assumptions"]
+        e = answers(obj, "epsilon")[0]
         width_ok = e["upper"] - e["lower"] <= n["tolerance"] * e["upper"]
         check(n["tolerance_met"] is True and width_ok, "%s: tolerance_met %r, bracket %r" % (what, n, e))
     # a tolerance the refinement cannot reach (1e-7 relative at delta 1e-10
@@ -464,30 +466,30 @@ def test_tolerance_flag(fdp):
     obj, what = compose_json(fdp, "subsampled-gaussian:sigma=1,q=0.01,times=1000", "--delta", "1e-10",
                              "--tolerance", "1e-7")
     if obj is not None:
-        e = obj["epsilon"][0]
-        wide = e["upper"] - e["lower"] > obj["numerics"]["tolerance"] * e["upper"]
-        check(wide and obj["numerics"]["tolerance_met"] is False,
-              "%s: tolerance_met %r for bracket %r" % (what, obj["numerics"]["tolerance_met"], e))
+        e = answers(obj, "epsilon")[0]
+        wide = e["upper"] - e["lower"] > obj["assumptions"]["tolerance"] * e["upper"]
+        check(wide and obj["assumptions"]["tolerance_met"] is False,
+              "%s: tolerance_met %r for bracket %r" % (what, obj["assumptions"]["tolerance_met"], e))
     # a subsampled Gaussian with sigma = 0.3 and small q (its optimistic side
     # used to collapse to Id: lower bound 0) now meets the default tolerance
     obj, what = compose_json(fdp, "subsampled-gaussian:sigma=0.3,q=0.004267", "--delta", "1e-5")
     if obj is not None:
-        e = obj["epsilon"][0]
-        wide = e["upper"] - e["lower"] > obj["numerics"]["tolerance"] * e["upper"]
-        check(e["lower"] > 0 and not wide and obj["numerics"]["tolerance_met"] is True,
-              "%s: tolerance_met %r for bracket %r" % (what, obj["numerics"]["tolerance_met"], e))
+        e = answers(obj, "epsilon")[0]
+        wide = e["upper"] - e["lower"] > obj["assumptions"]["tolerance"] * e["upper"]
+        check(e["lower"] > 0 and not wide and obj["assumptions"]["tolerance_met"] is True,
+              "%s: tolerance_met %r for bracket %r" % (what, obj["assumptions"]["tolerance_met"], e))
 
     # a delta asked for at an epsilon, far below the default tuning (1e-5):
     # the grid is tuned again for it ([4.45e-10, 9.52e-10] before), and the
     # bracket agrees with the epsilon bracket at that delta
     obj, what = compose_json(fdp, "subsampled-gaussian:sigma=1,q=0.01,times=1000", "--eps", "3")
     if obj is not None:
-        d = obj["delta"][0]
+        d = answers(obj, "delta")[0]
         check(0 < d["lower"] <= d["upper"] and d["upper"] - d["lower"] <= 0.05 * d["upper"],
               "%s: delta bracket %r" % (what, d))
         obj2, what2 = compose_json(fdp, "subsampled-gaussian:sigma=1,q=0.01,times=1000", "--delta", repr(d["upper"]))
         if obj2 is not None:
-            e = obj2["epsilon"][0]
+            e = answers(obj2, "epsilon")[0]
             check(e["lower"] <= 3.0 * (1 + 1e-12), "%s: epsilon %r at delta %r (delta(3) <= it)" % (what2, e, d["upper"]))
 
     # a --delta below the mass at +inf (no finite epsilon) no longer takes
@@ -495,9 +497,9 @@ def test_tolerance_flag(fdp):
     obj, what = compose_json(fdp, "laplace:b=5,times=3", "epsdelta:eps=0.3,delta=1e-7",
                              "subsampled-laplace:b=2,q=0.02,times=10000", "--delta", "1e-3", "--delta", "1e-10")
     if obj is not None:
-        e, z = obj["epsilon"][0], obj["epsilon"][1]
-        check(e["upper"] - e["lower"] <= obj["numerics"]["tolerance"] * e["upper"] and z["lower"] is None
-              and obj["numerics"]["tolerance_met"] is True, "%s: %r %r" % (what, obj["epsilon"], obj["numerics"]))
+        e, z = answers(obj, "epsilon")[0], answers(obj, "epsilon")[1]
+        check(e["upper"] - e["lower"] <= obj["assumptions"]["tolerance"] * e["upper"] and z["lower"] is None
+              and obj["assumptions"]["tolerance_met"] is True, "%s: %r %r" % (what, answers(obj, "epsilon"), obj["numerics"]))
 
 
 def test_memory_ceiling(fdp):
@@ -518,13 +520,13 @@ def test_memory_ceiling(fdp):
         # GDP epsilon at delta: the root of Phi(-e/mu + mu/2) - e^e Phi(-e/mu - mu/2) = delta
         f = lambda e: mp.ncdf(-e / mu + mu / 2) - mp.exp(e) * mp.ncdf(-e / mu - mu / 2) - mpf("1e-5")
         truth = float(mp.findroot(f, 4.4))
-        e = obj["epsilon"][0]
+        e = answers(obj, "epsilon")[0]
         check(obj["numerics"]["grid_limit"] == "coarsened" and e["lower"] <= truth <= e["upper"],
               "%s: %r around %r (%r)" % (what, e, truth, obj["numerics"]))
     # no composed window fits at all: Chernoff upper ends, trivial lower ends
     obj, what = compose_json(fdp, "gdp:mu=1,times=1000000000000", "--method", "pld")
     if obj is not None:
-        e = obj["epsilon"][0]
+        e = answers(obj, "epsilon")[0]
         check(obj["numerics"]["grid_limit"] == "chernoff_only" and e["lower"] == 0 and e["upper"] >= 5e11,
               "%s: %r (%r)" % (what, e, obj["numerics"]))
 

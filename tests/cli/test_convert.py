@@ -71,8 +71,10 @@ def convert_json(fdp, args, key):
     except ValueError as e:
         fail("%s: not JSON (%s): %r" % (what, e, out))
         return None
-    if not isinstance(obj, dict) or list(obj.keys()) != [key]:
-        fail("%s: expected an object with the single key %r, got %r" % (what, key, obj))
+    # the envelope, the solved name and the three values (two given, one computed)
+    if not isinstance(obj, dict) or set(obj.keys()) != {"fdp", "solved", "mu", "epsilon", "delta"} \
+            or obj["solved"] != key:
+        fail("%s: expected fdp, solved = %r, mu, epsilon, delta, got %r" % (what, key, obj))
         return None
     v = obj[key]
     if v is not None and not isinstance(v, (int, float)):

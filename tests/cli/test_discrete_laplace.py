@@ -33,6 +33,8 @@ import os
 import subprocess
 import sys
 import tempfile
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from fdp_json import answer, answers  # noqa: E402
 
 FDP = sys.argv[1] if len(sys.argv) > 1 else "fdp"
 TMP = tempfile.mkdtemp(prefix="fdp_dlap_cli_")
@@ -141,7 +143,7 @@ for t, d in [(2.0, 3), (0.5, 2), (10.0, 5), (1.0, 1)]:
         argv += ["--alpha", repr(a)]
     rc, out, err = run(*argv)
     if check(rc == 0, "compose %s: exit 0 (%r)" % (spec, err)):
-        for b in json.loads(out)["beta"]:
+        for b in answers(json.loads(out), "beta"):
             v = f_exact(m, b["alpha"])
             check(b["lower"] - SLACK <= v <= b["upper"] + SLACK,
                   "compose %s beta at %r: [%r, %r] contains %r" % (spec, b["alpha"], b["lower"], b["upper"], v))
@@ -154,11 +156,11 @@ for t, d in [(2.0, 3), (4.0, 2), (1.0, 1)]:
                        "--json")
     if check(rc == 0, "compose %s: exit 0 (%r)" % (spec, err)):
         j = json.loads(out)
-        for e in j["epsilon"]:
+        for e in answers(j, "epsilon"):
             v = eps_exact(m, e["delta"])
             check(e["lower"] - 1e-9 * v <= v <= e["upper"] + 1e-9 * v,
                   "compose %s epsilon at %r: [%r, %r] contains %r" % (spec, e["delta"], e["lower"], e["upper"], v))
-        for e in j["delta"]:
+        for e in answers(j, "delta"):
             v = delta_exact(m, e["epsilon"])
             check(e["lower"] - 1e-12 <= v <= e["upper"] + 1e-12,
                   "compose %s delta at %r: [%r, %r] contains %r" % (spec, e["epsilon"], e["lower"], e["upper"], v))
@@ -174,7 +176,7 @@ for t, d, k in [(2.0, 3, 2), (5.0, 1, 3), (1.5, 2, 4)]:
         argv += ["--alpha", repr(a)]
     rc, out, err = run(*argv)
     if check(rc == 0, "group %s --k %d: exit 0 (%r)" % (spec, k, err)):
-        for b in json.loads(out)["beta"]:
+        for b in answers(json.loads(out), "beta"):
             v = f_exact(m, b["alpha"])
             check(b["lower"] - SLACK <= v <= b["upper"] + SLACK,
                   "group %s --k %d beta at %r: [%r, %r] contains T(Z, Z + %d) = %r"
@@ -215,7 +217,7 @@ for argv in (["compare", spec, "--delta", "1e-5"], ["clt", spec, "--edgeworth"],
 rc, out, err = run("calibrate", "discrete-laplace:sensitivity=2", "--solve", "t", "--eps", "1", "--delta", "1e-6",
                    "--json")
 if check(rc == 0, "calibrate --solve t (%r)" % err):
-    tv = json.loads(out)["t"]
+    tv = json.loads(out)["solve"]["value"]
     v = eps_exact(lattice(tv, 2), 1e-6)
     check(0.99 <= v <= 1.0 + 1e-9, "calibrated t = %r: exact epsilon %r is at most, and near, 1" % (tv, v))
 

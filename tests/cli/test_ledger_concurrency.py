@@ -90,7 +90,7 @@ def test_adds(fdp, tmp):
         fail("the budget should admit some adds and refuse others: %d of %d" % (recorded, len(codes)))
     st = json.loads(subprocess.run([fdp, "ledger", "status", L, "--json"], capture_output=True,
                                    text=True).stdout)
-    if not st["spent"]["upper"] <= 2:
+    if not st["spent"]["epsilon"]["upper"] <= 2:
         fail("spent epsilon %r exceeds the budget 2" % st["spent"])
     S = os.path.join(tmp, "sequential.json")
     subprocess.run([fdp, "ledger", "init", *BUDGET, S], check=True, capture_output=True)

@@ -128,9 +128,10 @@ def main():
         # `fdp compose --json` carrying a "clt" object (CLI.md): the certified
         # "mu" bracket must not be mistaken for the CLT mu.
         compose_clt = write(os.path.join(tmp, "compose_clt.json"), json.dumps({
+            "fdp": {"version": "0.1.0", "schema": 1, "command": "compose"},
             "method": "pld", "mu": {"lower": 3.0, "upper": 3.1},
-            "beta": [{"alpha": 0.1, "lower": 0.5, "upper": 0.6}],
-            "clt": {"mu": 1.0, "gamma": 0.05}}))
+            "queries": [{"alpha": 0.1, "beta": {"lower": 0.5, "upper": 0.6}}],
+            "clt": {"applicable": True, "mu": 1.0, "gamma": 0.05}}))
         # Bare fdp clt output without a band list (mu/gamma only).
         clt_bare = write(os.path.join(tmp, "clt_bare.json"),
                          json.dumps({"clt_mu": 1.0, "gamma": 0.7, "band_valid": False}))

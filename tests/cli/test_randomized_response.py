@@ -20,6 +20,8 @@ import os
 import subprocess
 import sys
 import tempfile
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from fdp_json import answer, answers  # noqa: E402
 
 FDP = sys.argv[1] if len(sys.argv) > 1 else "fdp"
 TMP = tempfile.mkdtemp(prefix="fdp_rr_cli_")
@@ -71,7 +73,7 @@ for eps, k in [(1.0, 4), (0.5, 3), (2.0, 10), (0.1, 2)]:
         argv += ["--alpha", repr(a)]
     rc, out, err = run(*argv)
     if check(rc == 0, "compose %s: exit 0 (%r)" % (spec, err)):
-        for b in json.loads(out)["beta"]:
+        for b in answers(json.loads(out), "beta"):
             t = f_closed(eps, k, b["alpha"])
             check(b["lower"] - SLACK <= t <= b["upper"] + SLACK,
                   "compose %s beta at %r: [%r, %r] contains %r" % (spec, b["alpha"], b["lower"], b["upper"], t))

@@ -1,11 +1,13 @@
 #include "cli.hpp"
 
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
 #include <sstream>
 
+#include "fdp/core/error.hpp"
 #include "fdp/ops/spec.hpp"
 
 namespace fdp::cli {
@@ -16,6 +18,33 @@ std::map<std::string, command>& registry() {
 }
 
 registrar::registrar(command c) { registry()[c.name] = std::move(c); }
+
+namespace {
+
+// "-d 1e-5": a word with one dash and a letter is an option spelled
+// wrong, not a spec (a spec never starts with '-'). The message names the
+// options it may have meant: those whose name starts with what follows
+// the dash.
+usage_error single_dash_error(const std::string& word, const std::string& cmd,
+                              const std::vector<option_def>& defs) {
+  const std::string stem = word.substr(1);
+  std::string meant;
+  int n = 0;
+  for (const auto& d : defs) {
+    if (d.name.compare(0, stem.size(), stem) != 0 || n == 3) continue;
+    meant += (n++ ? " or --" : "--") + d.name;
+  }
+  return usage_error("unknown option " + word + ": options take two dashes" +
+                         (meant.empty() ? "" : " (" + meant + "?)") + "; see 'fdp " + cmd +
+                         " --help'",
+                     stem);
+}
+
+bool single_dash_option(const std::string& a) {
+  return a.size() >= 2 && a[0] == '-' && std::isalpha(static_cast<unsigned char>(a[1]));
+}
+
+}  // namespace
 
 args::args(const std::string& cmd, const std::vector<std::string>& argv,
            const std::vector<option_def>& defs)
@@ -35,19 +64,21 @@ args::args(const std::string& cmd, const std::vector<std::string>& argv,
       }
       auto it = by_name.find(name);
       if (it == by_name.end()) {
-        throw usage_error("unknown option --" + name + " (see 'fdp " + cmd + " --help')");
+        throw usage_error("unknown option --" + name + " (see 'fdp " + cmd + " --help')", name);
       }
       const option_def& d = *it->second;
       if (d.takes_value && !inline_val) {
-        if (i + 1 >= argv.size()) throw usage_error("option --" + name + " needs a value");
+        if (i + 1 >= argv.size()) throw usage_error("option --" + name + " needs a value", name);
         val = argv[++i];
       } else if (!d.takes_value && inline_val) {
-        throw usage_error("option --" + name + " takes no value");
+        throw usage_error("option --" + name + " takes no value", name);
       }
       if (!d.repeatable && values_.count(name)) {
-        throw usage_error("option --" + name + " given more than once");
+        throw usage_error("option --" + name + " given more than once", name);
       }
       values_[name].push_back(val);
+    } else if (single_dash_option(a)) {
+      throw single_dash_error(a, cmd, defs);
     } else {
       positional_.push_back(a);
     }
@@ -61,7 +92,7 @@ std::vector<std::string> args::all(const std::string& name) const {
 
 std::string args::value(const std::string& name) const {
   auto it = values_.find(name);
-  if (it == values_.end()) throw usage_error("missing required option --" + name);
+  if (it == values_.end()) throw usage_error("missing required option --" + name, name);
   return it->second.front();
 }
 
@@ -74,8 +105,8 @@ double check_range(const std::string& what, double v, double lo, double hi, bool
   const bool ok = (lo_open ? v > lo : v >= lo) && (hi_open ? v < hi : v <= hi);
   if (!ok) {
     std::ostringstream os;
-    os.precision(17);
-    os << what << " = " << v << " must be ";
+    // (the value as given: the shortest decimal that reads back)
+    os << what << " = " << detail::format_value(v) << " must be ";
     os.precision(6);  // (the bounds are round numbers: 1e+300, not 1.0000000000000001e+300)
     const bool above = hi_open ? v >= hi : v > hi;
     if (hi >= 1e300 && !above) {
@@ -83,7 +114,7 @@ double check_range(const std::string& what, double v, double lo, double hi, bool
     } else {
       os << "in " << (lo_open ? "(" : "[") << lo << ", " << hi << (hi_open ? ")" : "]");
     }
-    throw usage_error(os.str());
+    throw usage_error(os.str(), what.compare(0, 2, "--") == 0 ? what.substr(2) : "");
   }
   return v;
 }
@@ -125,17 +156,6 @@ std::string spec_kinds_text() {
            "\n";
   }
   return out;
-}
-
-void print_json(const json& j) { std::cout << j.dump(1) << "\n"; }
-
-json num(double x) { return std::isfinite(x) ? json(x) : json(nullptr); }
-
-json bracket(double lower, double upper) {
-  json j;
-  j["lower"] = num(lower);
-  j["upper"] = num(upper);
-  return j;
 }
 
 std::string fmt(double x, int digits) {

@@ -4,24 +4,28 @@
 // The CLI is thin: it parses, calls the library, prints.
 //
 // Contract (docs/cli.md): exit 0 success, 2 bad usage or input (one
-// line on stderr), 3 a certified audit violation, 1 anything else.
+// line on stderr, or one JSON error object on stdout with --json), 3 a
+// certified audit violation, 4 a ledger refusal, 1 anything else.
 #pragma once
 
 #include <functional>
 #include <map>
-#include <nlohmann/json.hpp>
 #include <set>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
+
+#include "json_output.hpp"
 
 namespace fdp::cli {
 
-using json = nlohmann::ordered_json;
-
-/// Bad usage: exit code 2 with the message on stderr.
+/// Bad usage: exit code 2 with the message on stderr (or as JSON).
 struct usage_error : std::runtime_error {
-  using std::runtime_error::runtime_error;
+  /// parameter: the option at fault, without "--" ("" when none is).
+  explicit usage_error(const std::string& message, std::string parameter = "")
+      : std::runtime_error(message), parameter(std::move(parameter)) {}
+  std::string parameter;
 };
 
 struct option_def {
@@ -93,15 +97,6 @@ void enable_big_blocks();
 /// The spec kinds of the table (fdp/ops/spec_kind.hpp), one usage line and
 /// its documentation each, for --help.
 std::string spec_kinds_text();
-
-/// Prints a JSON value on stdout with a trailing newline.
-void print_json(const json& j);
-
-/// A double as JSON: finite numbers as numbers, non-finite as null.
-json num(double x);
-
-/// A bracket {"lower": .., "upper": ..} (non-finite ends are null).
-json bracket(double lower, double upper);
 
 /// Formats a double for human-readable output (up to 10 significant digits).
 std::string fmt(double x, int digits = 10);

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <utility>
@@ -71,9 +72,15 @@ class progress_bar {
     std::fflush(stderr);
     drawn_ = true;
   }
-  ~progress_bar() {
+  /// Erases the bar: called before the results print (on a terminal both
+  /// streams share the screen, and a bar left over would sit on the first
+  /// line of the results).
+  void clear() {
     if (drawn_) std::fprintf(stderr, "\r%60s\r", "");
+    std::fflush(stderr);
+    drawn_ = false;
   }
+  ~progress_bar() { clear(); }
 
  private:
   bool tty_;
@@ -331,12 +338,13 @@ json oracle_json(const audit_report& rep) {
 json audit_json(const audited& d) {
   const audit_report& rep = d.report;
   const audit_result& r = rep.result;
-  json out;
+  const double inf = std::numeric_limits<double>::infinity();
+  json out = envelope("audit");
   out["verdict"] = r.verdict;
-  out["confidence"] = r.confidence;
   out["samples"] = {rep.samples[0], rep.samples[1]};
-  out["epsilon_lower"] = {{"delta", r.delta}, {"value", num(r.epsilon_lower)}};
-  out["mu_lower"] = num(r.mu_lower);
+  // Lower bounds only: brackets whose upper end is unbounded (null).
+  out["queries"] = json::array({query("delta", r.delta, "epsilon", bracket(r.epsilon_lower, inf))});
+  out["mu"] = bracket(r.mu_lower, inf);
   out["witness"] = witness_json(rep);
   out["samples_needed"] = r.samples_needed ? num(*r.samples_needed) : json(nullptr);
   out["reason"] = r.reason;
@@ -349,12 +357,14 @@ json audit_json(const audited& d) {
   for (const auto& x : r.tests) tj.push_back(test_json(rep, x));
   out["tests"] = tj;
   out["error_budget"] = r.error_budget;
-  out["seconds"] = {{"selection_sampling", rep.seconds.select_sampling},
-                    {"selection", rep.seconds.selection},
-                    {"evaluation", rep.seconds.evaluation},
-                    {"statistics", rep.seconds.statistics},
-                    {"oracle", rep.seconds.oracle},
-                    {"total", rep.seconds.total}};
+  out["assumptions"] = {{"confidence", r.confidence}};
+  json t = timing(rep.seconds.total);
+  t["phases"] = {{"selection_sampling", rep.seconds.select_sampling},
+                 {"selection", rep.seconds.selection},
+                 {"evaluation", rep.seconds.evaluation},
+                 {"statistics", rep.seconds.statistics},
+                 {"oracle", rep.seconds.oracle}};
+  out["timing"] = t;
   return out;
 }
 
@@ -409,6 +419,7 @@ int run_audit(const args& a) {
   progress_bar bar;
   if (!a.flag("no-progress")) opt.progress = [&bar](double f) { bar(f); };
   const std::optional<audited> done = audit_from(a, source, opt);
+  bar.clear();
   if (!done) return 0;  // (a --plan-in run: its shard is written)
   write_requested_files(a, done->report);
   if (a.flag("json"))

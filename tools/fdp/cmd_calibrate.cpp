@@ -10,6 +10,26 @@
 namespace fdp::cli {
 namespace {
 
+json calibrate_json(const std::string& param, double eps, double delta,
+                    const calibration_options& o, const calibration_result& r) {
+  json out = envelope("calibrate");
+  out["solve"] = {{"parameter", param},
+                  {"value", num(r.value)},
+                  {"direction", r.smallest ? "smallest" : "largest"},
+                  {"bracket", bracket(r.lo, r.hi)},
+                  {"at_limit", r.at_limit},
+                  {"optimum_bound", num(r.certified_optimum_bound)},
+                  {"certified_gap", num(r.certified_gap)}};
+  out["target"] = {{"delta", delta}, {"epsilon", eps}};
+  out["queries"] =
+      json::array({query("delta", delta, "epsilon", bracket(r.epsilon.lower, r.epsilon.upper))});
+  out["iterations"] = r.iterations;
+  out["evaluations"] = r.evaluations;
+  out["assumptions"] = {{"tolerance", o.final_tolerance}};
+  out["timing"] = timing(r.seconds);
+  return out;
+}
+
 int run_calibrate(const args& a) {
   if (a.positional().empty()) {
     throw usage_error(
@@ -26,20 +46,7 @@ int run_calibrate(const args& a) {
   const std::vector<std::string> others(a.positional().begin() + 1, a.positional().end());
   const calibration_result r = calibrate(a.positional()[0], param, eps, delta, others, o);
   if (a.flag("json")) {
-    json out;
-    out[param] = num(r.value);
-    out["epsilon"] = bracket(r.epsilon.lower, r.epsilon.upper);
-    out["delta"] = delta;
-    out["target_epsilon"] = eps;
-    out["bracket"] = bracket(r.lo, r.hi);
-    out["iterations"] = r.iterations;
-    out["evaluations"] = r.evaluations;
-    out["direction"] = r.smallest ? "smallest" : "largest";
-    out["at_limit"] = r.at_limit;
-    out["optimum_bound"] = num(r.certified_optimum_bound);
-    out["certified_gap"] = num(r.certified_gap);
-    out["seconds"] = r.seconds;
-    print_json(out);
+    print_json(calibrate_json(param, eps, delta, o, r));
     return 0;
   }
   const bool integer = param == "times";
@@ -77,8 +84,9 @@ FDP_REGISTER_COMMAND(command{
     "  --eps E         target epsilon, > 0\n"
     "  --delta D       delta, in (0, 1)\n"
     "  --tolerance T   relative epsilon-bracket width near the answer (default 5e-4)\n"
-    "  --json          {\"PARAM\": x, \"epsilon\": {\"lower\", \"upper\"}, \"bracket\": {..},\n"
-    "                  \"iterations\": n, \"evaluations\": k, \"certified_gap\": g, ...}\n\n"
+    "  --json          {\"solve\": {\"parameter\", \"value\", \"bracket\", \"certified_gap\", "
+    "..},\n"
+    "                  \"queries\": [{\"delta\": D, \"epsilon\": {\"lower\", \"upper\"}}], ...}\n\n"
     "examples:\n"
     "  fdp calibrate subsampled-gaussian:q=0.0042666666666666667,times=14062 --solve sigma --eps 3 "
     "--delta 1e-5\n"

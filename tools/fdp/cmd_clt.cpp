@@ -114,12 +114,11 @@ void add_clt_json(json& out, const clt_approximation& r, const std::vector<doubl
   out["band_valid"] = r.band_valid();
   json jb = json::array();
   for (double al : alphas) {
-    json x;
-    x["alpha"] = al;
+    // {"alpha", "beta": the band (a bracket, null where none holds),
+    // "estimate": the CLT's beta (an approximation)}
     const auto b = r.band(al);
-    x["approx"] = r.applicable() ? num(r.beta(al)) : json(nullptr);
-    x["lower"] = b ? num(b->lower) : json(nullptr);
-    x["upper"] = b ? num(b->upper) : json(nullptr);
+    json x = query("alpha", al, "beta", b ? bracket(b->lower, b->upper) : json(nullptr));
+    x["estimate"] = r.applicable() ? num(r.beta(al)) : json(nullptr);
     jb.push_back(x);
   }
   out["band"] = jb;
@@ -131,12 +130,7 @@ json eps_delta_limit_json(const clt_eps_delta_limit& lim, const std::vector<doub
   l["delta_sum"] = num(lim.delta_sum());
   l["d"] = num(lim.d());
   json lb = json::array();
-  for (double al : alphas) {
-    json x;
-    x["alpha"] = al;
-    x["beta"] = num(lim.beta(al));
-    lb.push_back(x);
-  }
+  for (double al : alphas) lb.push_back(query("alpha", al, "beta", num(lim.beta(al))));
   l["beta"] = lb;
   return l;
 }
@@ -163,12 +157,8 @@ edgeworth_values edgeworth_betas(const loss_cumulants& cum, const std::vector<do
 
 json edgeworth_json(const edgeworth_values& ew) {
   json je = json::array();
-  for (const auto& [al, v] : ew) {
-    json x;
-    x["alpha"] = al;
-    x["beta"] = v ? num(*v) : json(nullptr);
-    je.push_back(x);
-  }
+  for (const auto& [al, v] : ew)
+    je.push_back(query("alpha", al, "beta", v ? num(*v) : json(nullptr)));
   return je;
 }
 
@@ -242,7 +232,7 @@ int run_clt(const args& a) {
   const clt_inputs in = clt_inputs_of(specs, a.flag("numeric"), edgeworth);
   const clt_approximation r = clt(in.terms);
   const bool all_finite = all_functionals_finite(in.terms);
-  json out;
+  json out = envelope("clt");
   out["terms"] = in.terms_json;
   out["total"] = totals_json(r, all_finite);
   add_clt_json(out, r, alphas);
@@ -295,7 +285,7 @@ FDP_REGISTER_COMMAND(command{
     "               kinds with loss cumulants ('fdp specs' lists them); it\n"
     "               handles asymmetric (subsampled) terms\n"
     "  --json       one JSON object: terms, total, applicable, mu, gamma,\n"
-    "               band_valid, band [{alpha, approx, lower, upper}],\n"
+    "               band_valid, band [{alpha, beta: {lower, upper}, estimate}],\n"
     "               edgeworth [{alpha, beta}] with --edgeworth\n\n"
     "examples:\n"
     "  fdp clt laplace:b=10,times=100 --alpha 0.1     # mu = 0.984..., gamma = 0.0569...\n"

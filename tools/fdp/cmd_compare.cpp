@@ -24,11 +24,13 @@ struct accountant_answers {
   rdp_report rdp;
 };
 
-json clt_estimate_json(const clt_estimate& clt) {
+// (the estimate at the value it was asked at, as compose --method clt has it)
+json clt_estimate_json(const clt_estimate& clt, double delta) {
   json jl;
   if (clt.applicable) {
+    jl["applicable"] = true;
     jl["mu"] = num(clt.mu);
-    jl["epsilon"] = num(clt.epsilon);
+    jl["estimates"] = json::array({query("delta", delta, "epsilon", num(clt.epsilon))});
     jl["is_bound"] = false;
   } else {
     jl["applicable"] = false;
@@ -55,12 +57,14 @@ void add_classic_json(json& out, const classic_report& cl) {
   out["advanced"] = jadv;
 }
 
-json rdp_json(const rdp_report& rd) {
+json rdp_json(const rdp_report& rd, double delta) {
   json jr;
   if (rd.applicable) {
     json ji, jst;
+    ji["delta"] = delta;
     ji["epsilon"] = num(rd.improved.eps);
     ji["order"] = rd.improved.order;
+    jst["delta"] = delta;
     jst["epsilon"] = num(rd.standard.eps);
     jst["order"] = rd.standard.order;
     jr["improved"] = ji;
@@ -73,17 +77,17 @@ json rdp_json(const rdp_report& rd) {
 }
 
 json compare_json(const std::vector<spec>& specs, double delta, const accountant_answers& r) {
-  json out;
-  out["delta"] = delta;
+  json out = envelope("compare");
   json js = json::array();
   for (const auto& s : specs) js.push_back(s.text);
   out["specs"] = js;
-  json jc = bracket(r.certified.lower, r.certified.upper);
-  jc["method"] = r.certified_method;
-  out["certified"] = jc;
-  out["clt"] = clt_estimate_json(r.clt);
+  // The certified row: fdp's bracket, a query like compose's.
+  out["method"] = r.certified_method;
+  out["queries"] = json::array(
+      {query("delta", delta, "epsilon", bracket(r.certified.lower, r.certified.upper))});
+  out["clt"] = clt_estimate_json(r.clt, delta);
   add_classic_json(out, r.classic);
-  out["rdp"] = rdp_json(r.rdp);
+  out["rdp"] = rdp_json(r.rdp, delta);
   return out;
 }
 
@@ -132,10 +136,13 @@ int run_compare(const args& a) {
   const composition c = compose(specs, o);
   const accountant_answers r{c.method(), c.epsilon(delta), clt_estimate_of(specs, delta),
                              classic_account(specs, delta), rdp_account(specs, delta)};
-  if (a.flag("json"))
-    print_json(compare_json(specs, delta, r));
-  else
+  if (a.flag("json")) {
+    json out = compare_json(specs, delta, r);
+    out["assumptions"] = {{"tolerance", o.tolerance}};  // (of the certified row)
+    print_json(out);
+  } else {
     print_compare_table(specs, delta, r);
+  }
   return 0;
 }
 

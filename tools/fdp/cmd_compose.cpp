@@ -101,16 +101,13 @@ json clt_json(const std::optional<clt_approximation>& ca, const std::vector<doub
     jc["reason"] = ca ? ca->reason() : std::string("the CLT functionals could not be computed");
     return jc;
   }
+  jc["applicable"] = true;
   jc["mu"] = num(ca->clt_mu());
   jc["gamma"] = num(ca->gamma());
+  // (estimates, not brackets: each a number at the value it was asked at)
   json ce = json::array();
-  for (double d : deltas) {
-    json x;
-    x["delta"] = d;
-    x["value"] = num(gdp_eps(ca->clt_mu(), d));
-    ce.push_back(x);
-  }
-  jc["epsilon"] = ce;
+  for (double d : deltas) ce.push_back(query("delta", d, "epsilon", num(gdp_eps(ca->clt_mu(), d))));
+  jc["estimates"] = ce;
   jc["note"] = "approximation (central limit theorem), not a bound";
   return jc;
 }
@@ -128,16 +125,13 @@ void print_clt(const std::optional<clt_approximation>& ca, const std::vector<dou
   std::cout << "\n";
 }
 
-// How a numeric composition was computed: its grid, time and limits.
-json numerics_json(const composition& c, const compose_options& opts, double secs,
-                   bool tolerance_met) {
+// How a numeric composition was computed: its grid and limits (the
+// tolerance asked and met are in "assumptions", the time in "timing").
+json numerics_json(const composition& c, const compose_options& opts) {
   json g;
   g["grid_step"] = c.grid_step();
   g["grid_points"] = c.grid_size();
   g["refinements"] = c.refinements();
-  g["seconds"] = secs;
-  g["tolerance"] = opts.tolerance;
-  g["tolerance_met"] = tolerance_met;
   g["grid_limit"] = grid_limit_name(c);
   g["max_memory"] = opts.max_memory;
   return g;
@@ -163,7 +157,7 @@ int run_compose(const args& a) {
   const tuned_composition tuned = compose_for_finite_epsilons(specs, opts, q.deltas);
   const composition& c = tuned.c;
   const std::optional<composition> c_delta = compose_for_small_deltas(specs, tuned, q.epsilons);
-  json out;
+  json out = envelope("compose");
   out["method"] = c.method();
   const query_answers answers = answer_queries(q, c, c_delta ? *c_delta : c);
   add_answers_json(out, answers);
@@ -182,7 +176,11 @@ int run_compose(const args& a) {
   // brackets are certified either way; wider than asked when the grid
   // limit or the FFT noise floor stopped the refinement.)
   const bool tol_met = c.is_exact() || meets_tolerance(answers, opts.tolerance);
-  if (!c.is_exact()) out["numerics"] = numerics_json(c, opts, secs, tol_met);
+  if (!c.is_exact()) {
+    out["assumptions"] = tolerance_json(opts.tolerance, tol_met);
+    out["numerics"] = numerics_json(c, opts);
+  }
+  out["timing"] = timing(secs);
   if (a.flag("json")) {
     print_json(out);
     return 0;

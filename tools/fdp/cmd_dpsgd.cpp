@@ -4,6 +4,7 @@
 
 #include "cli.hpp"
 #include "fdp/budget/dpsgd.hpp"
+#include "fdp/core/error.hpp"
 
 namespace fdp::cli {
 namespace {
@@ -39,8 +40,11 @@ double sampling_rate(const args& a, const batching& bt) {
   if (bt.given) {
     const double qb = static_cast<double>(bt.batch_size) / static_cast<double>(bt.dataset_size);
     if (std::fabs(q - qb) > 1e-9 * qb) {
-      throw usage_error("--q = " + fmt(q, 17) + " disagrees with --batch-size / --dataset-size = " +
-                        fmt(qb, 17) + " (give one or make them agree)");
+      // (the shortest decimals that read back: 0.1, not 0.10000000000000001)
+      throw usage_error("--q = " + detail::format_value(q) +
+                            " disagrees with --batch-size / --dataset-size = " +
+                            detail::format_value(qb) + " (give one or make them agree)",
+                        "q");
     }
   }
   return q;
@@ -84,29 +88,39 @@ dpsgd_run dpsgd_run_from(const args& a) {
   return run;
 }
 
+// What the bound assumes: the run accounted for and how it was sampled.
+json dpsgd_assumptions(const dpsgd_run& run, const dpsgd_report& r) {
+  const dpsgd_config& c = run.config;
+  json as;
+  as["sampling"] = to_string(c.sampling);
+  as["neighbours"] = to_string(c.neighbours);
+  as["q"] = c.q;
+  as["sigma"] = c.sigma;
+  as["steps"] = c.steps;
+  if (run.epochs > 0) as["epochs"] = run.epochs;
+  as["sensitivity"] = r.sensitivity;
+  as["tolerance"] = c.tolerance;
+  return as;
+}
+
 json dpsgd_json(const dpsgd_run& run, const dpsgd_report& r) {
   const dpsgd_config& c = run.config;
-  json out;
-  out["sampling"] = to_string(c.sampling);
-  out["neighbours"] = to_string(c.neighbours);
-  out["q"] = c.q;
-  out["sigma"] = c.sigma;
-  out["steps"] = c.steps;
-  if (run.epochs > 0) out["epochs"] = run.epochs;
-  out["delta"] = c.delta;
-  out["sensitivity"] = r.sensitivity;
-  out["epsilon"] = bracket(r.epsilon.lower, r.epsilon.upper);
+  json out = envelope("dpsgd");
+  out["queries"] =
+      json::array({query("delta", c.delta, "epsilon", bracket(r.epsilon.lower, r.epsilon.upper))});
   if (r.has_mu) out["mu"] = bracket(r.mu.lower, r.mu.upper);
   json clt;
+  clt["applicable"] = true;
   clt["mu"] = num(r.clt_mu);
-  clt["epsilon"] = num(r.clt_epsilon);
+  clt["estimates"] = json::array({query("delta", c.delta, "epsilon", num(r.clt_epsilon))});
   clt["is_bound"] = false;
   clt["formula"] = r.clt_formula;
   clt["note"] =
       "central-limit approximation, not a bound; on DP-SGD it typically under-states epsilon";
   out["clt"] = clt;
   out["route"] = r.route;
-  out["seconds"] = r.seconds;
+  out["assumptions"] = dpsgd_assumptions(run, r);
+  out["timing"] = timing(r.seconds);
   return out;
 }
 
@@ -159,8 +173,9 @@ FDP_REGISTER_COMMAND(command{
     "add-remove. --sensitivity is in units of C (default 1 for add-remove, 2 for replace-one).\n"
     "The CLT estimate (Bu, Dong, Long & Su 2020) is printed beside the bound; it is an\n"
     "approximation, NOT a bound, and on DP-SGD it typically under-states epsilon.\n\n"
-    "  --json   {\"epsilon\": {..}, \"mu\": {..}, \"clt\": {\"mu\", \"epsilon\", \"is_bound\": "
-    "false}, ...}\n\n"
+    "  --json   {\"queries\": [{\"delta\": D, \"epsilon\": {..}}], \"mu\": {..}, \"clt\": {..},\n"
+    "           \"assumptions\": {\"sampling\", \"neighbours\", \"q\", \"sigma\", \"steps\", ..}, "
+    "...}\n\n"
     "examples:\n"
     "  fdp dpsgd --q 0.0042666666666666667 --sigma 1.1 --steps 14062 --delta 1e-5\n"
     "  fdp dpsgd --sigma 1.06 --epochs 20 --dataset-size 60000 --batch-size 256 --delta 1e-5\n",

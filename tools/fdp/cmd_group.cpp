@@ -19,7 +19,7 @@ int run_group(const args& a) {
   const auto opts = compose_options_from(a);
   const queries q = read_queries(a);
   const tradeoff_bracket g = group(specs, k, opts);
-  json out;
+  json out = envelope("group");
   out["method"] = g.method();
   out["k"] = k;
   if (g.is_exact()) out["tradeoff"] = g.exact()->describe();
@@ -27,6 +27,8 @@ int run_group(const args& a) {
   add_answers_json(out, answers);
   const std::optional<interval> mu = gdp_summary_if_wanted(a, q, g);
   if (mu) out["mu"] = bracket(mu->lower, mu->upper);
+  // (the composition's tolerance; group has no refinement of its own to meet it)
+  if (!g.is_exact()) out["assumptions"] = {{"tolerance", opts.tolerance}};
   if (a.flag("json")) {
     print_json(out);
     return 0;
@@ -60,7 +62,7 @@ FDP_REGISTER_COMMAND(command{
     "  --method M     as for compose: auto, exact, pld\n"
     "  --tolerance T  target relative width of the composition's epsilon bracket\n"
     "  --max-memory M memory ceiling of the composition (default 2G; 0: none)\n"
-    "  --json         one JSON object (method, k, epsilon, delta, beta, mu)\n"
+    "  --json         one JSON object (method, k, tradeoff, queries, mu)\n"
     "With no query: epsilon at delta = 1e-5 and the GDP summary.\n\n"
     "examples:\n"
     "  fdp group gdp:mu=0.5 --k 3 --json            # G_1.5: mu = 1.5\n"

@@ -16,18 +16,17 @@ namespace {
 // success (0), not bad input (2): a script can tell the three apart.
 constexpr int kExitRefused = 4;
 
-json status_json(const accountant& a, const std::string& file) {
+// The spent epsilon is a query at the budget's delta; "remaining" is the
+// budget minus its certified upper end (a lower bound on what is left).
+json status_json(const accountant& a, const std::string& file, const std::string& sub) {
   const interval s = a.spent();
-  json out;
+  const double d = a.budget_delta();
+  json out = envelope("ledger");
+  out["subcommand"] = sub;
   out["file"] = file;
-  json b;
-  b["epsilon"] = a.budget_epsilon();
-  b["delta"] = a.budget_delta();
-  out["budget"] = b;
-  out["spent"] = bracket(s.lower, s.upper);
-  json r;
-  r["epsilon"] = num(std::max(0.0, a.budget_epsilon() - s.upper));
-  out["remaining"] = r;
+  out["budget"] = {{"delta", d}, {"epsilon", a.budget_epsilon()}};
+  out["spent"] = query("delta", d, "epsilon", bracket(s.lower, s.upper));
+  out["remaining"] = query("delta", d, "epsilon", num(std::max(0.0, a.budget_epsilon() - s.upper)));
   out["entries"] = a.entries().size();
   out["applications"] = a.applications();
   out["groups"] = a.groups();
@@ -78,7 +77,7 @@ int ledger_init(const args& a) {
   accountant led(a.number("budget-eps", 0, 1e300, true), a.number("delta", 0, 1, true, true), o);
   led.save(file);
   if (a.flag("json"))
-    print_json(status_json(led, file));
+    print_json(status_json(led, file, "init"));
   else
     std::cout << "created ledger " << file << " with budget (epsilon " << fmt(led.budget_epsilon())
               << ", delta " << fmt(led.budget_delta()) << ")\n";
@@ -100,12 +99,11 @@ int ledger_add(const args& a) {
   try {
     for (std::size_t i = 2; i < pos.size(); ++i) led.add(pos[i]);
   } catch (const budget_exceeded& e) {
-    std::cerr << "fdp ledger: " << e.what() << "\n";
-    return kExitRefused;
+    return report_error(a.command(), a.flag("json"), kExitRefused, "", e.what());
   }
   led.save(file);
   if (a.flag("json")) {
-    print_json(status_json(led, file));
+    print_json(status_json(led, file, "add"));
   } else {
     std::cout << "recorded " << pos.size() - 2 << " spec(s)\n";
     print_status(led, file);
@@ -139,9 +137,9 @@ int ledger_check(const args& a) {
   const interval after = epsilon_after(led, {pos.begin() + 2, pos.end()});
   const bool ok = after.upper <= led.budget_epsilon();
   if (a.flag("json")) {
-    json out = status_json(led, file);
+    json out = status_json(led, file, "check");
     out["affordable"] = ok;
-    out["after"] = bracket(after.lower, after.upper);
+    out["after"] = query("delta", led.budget_delta(), "epsilon", bracket(after.lower, after.upper));
     print_json(out);
   } else {
     std::cout << (ok ? "affordable" : "NOT affordable")
@@ -158,7 +156,7 @@ int ledger_status(const args& a) {
   if (pos.size() != 2) throw usage_error("usage: fdp ledger status FILE");
   const accountant led = accountant::load(pos[1]);
   if (a.flag("json"))
-    print_json(status_json(led, pos[1]));
+    print_json(status_json(led, pos[1], "status"));
   else
     print_status(led, pos[1]);
   return 0;

@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "cli.hpp"
+#include "fdp/core/error.hpp"
 #include "fdp/mech/registry.hpp"
 
 namespace fdp::cli {
@@ -24,7 +25,8 @@ const char* norm_name(mech::neighbour_relation::kind k) {
 
 std::string join(const std::vector<double>& v) {
   std::string s;
-  for (std::size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + fmt(v[i], 17);
+  // (the shortest decimals that read back: 0.1, not 0.10000000000000001)
+  for (std::size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + detail::format_value(v[i]);
   return s;
 }
 
@@ -83,7 +85,7 @@ int describe(const std::string& spec, bool as_json) {
   const auto nb = m->neighbours();
   const auto exact = m->exact_tradeoff();
   if (as_json) {
-    json j;
+    json j = envelope("mechanisms");
     j["spec"] = m->spec();
     j["name"] = m->name();
     j["flawed"] = m->flawed();
@@ -137,7 +139,7 @@ int run_mechanisms(const args& a) {
   if (a.flag("json")) {
     json list = json::array();
     for (const auto& m : mech::catalogue()) list.push_back(info_json(m));
-    json j;
+    json j = envelope("mechanisms");
     j["mechanisms"] = list;
     print_json(j);
   } else {

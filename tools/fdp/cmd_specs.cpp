@@ -101,7 +101,7 @@ int run_specs(const args& a) {
   if (a.flag("json")) {
     json list = json::array();
     for (const auto& k : spec_kinds()) list.push_back(kind_json(k));
-    json out;
+    json out = envelope("specs");
     out["kinds"] = list;
     out["common_keys"] = json::array({{{"name", "times"},
                                        {"type", "integer"},

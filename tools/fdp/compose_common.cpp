@@ -105,6 +105,19 @@ std::vector<double> alpha_grid(int points) {
   return xs;
 }
 
+std::vector<double> curve_alphas(const composition& c, int points) {
+  std::vector<double> grid = alpha_grid(points);
+  // An exact polygon's kinks belong on the grid, so plots show them sharp.
+  if (c.is_exact() && !std::holds_alternative<gaussian>(c.exact()->get()) &&
+      !std::holds_alternative<laplace>(c.exact()->get())) {
+    const curve poly = to_curve_exact(*c.exact());
+    if (poly.size() <= 10000) grid.insert(grid.end(), poly.alpha().begin(), poly.alpha().end());
+    std::sort(grid.begin(), grid.end());
+    grid.erase(std::unique(grid.begin(), grid.end()), grid.end());
+  }
+  return grid;
+}
+
 void write_curve_csv(const composition& c, int points, const std::string& path) {
   std::ofstream file;
   std::ostream* os = &std::cout;
@@ -115,19 +128,19 @@ void write_curve_csv(const composition& c, int points, const std::string& path) 
   }
   os->precision(17);  // round-trip precision: printed brackets must still contain the truth
   *os << "alpha,beta_lower,beta_upper\n";
-  std::vector<double> grid = alpha_grid(points);
-  // An exact polygon's kinks belong on the grid, so plots show them sharp.
-  if (c.is_exact() && !std::holds_alternative<gaussian>(c.exact()->get()) &&
-      !std::holds_alternative<laplace>(c.exact()->get())) {
-    const curve poly = to_curve_exact(*c.exact());
-    if (poly.size() <= 10000) grid.insert(grid.end(), poly.alpha().begin(), poly.alpha().end());
-    std::sort(grid.begin(), grid.end());
-    grid.erase(std::unique(grid.begin(), grid.end()), grid.end());
-  }
-  for (double a : grid) {
+  for (double a : curve_alphas(c, points)) {
     const interval b = c.beta(a);
     *os << a << "," << b.lower << "," << b.upper << "\n";
   }
+}
+
+json curve_json(const composition& c, int points) {
+  json pts = json::array();
+  for (double a : curve_alphas(c, points)) {
+    const interval b = c.beta(a);
+    pts.push_back(query("alpha", a, "beta", bracket(b.lower, b.upper)));
+  }
+  return pts;
 }
 
 std::vector<double> queries::answered_deltas() const {
@@ -144,27 +157,20 @@ queries read_queries(const args& a) {
   return q;
 }
 
-namespace {
-
-// [{point_key: at, "lower": .., "upper": ..}, ...]
-json answers_json(const std::vector<answer>& answers, const char* point_key) {
-  json j = json::array();
-  for (const answer& x : answers) {
-    json e;
-    e[point_key] = x.at;
-    e["lower"] = num(x.value.lower);
-    e["upper"] = num(x.value.upper);
-    j.push_back(e);
-  }
-  return j;
+void add_answers_json(json& out, const query_answers& r) {
+  json qs = json::array();
+  const auto add = [&](const std::vector<answer>& answers, const char* at, const char* value) {
+    for (const answer& x : answers)
+      qs.push_back(query(at, x.at, value, bracket(x.value.lower, x.value.upper)));
+  };
+  add(r.epsilon, "delta", "epsilon");
+  add(r.delta, "epsilon", "delta");
+  add(r.beta, "alpha", "beta");
+  out["queries"] = qs;
 }
 
-}  // namespace
-
-void add_answers_json(json& out, const query_answers& r) {
-  if (!r.epsilon.empty()) out["epsilon"] = answers_json(r.epsilon, "delta");
-  if (!r.delta.empty()) out["delta"] = answers_json(r.delta, "epsilon");
-  if (!r.beta.empty()) out["beta"] = answers_json(r.beta, "alpha");
+json tolerance_json(double tolerance, bool met) {
+  return {{"tolerance", tolerance}, {"tolerance_met", met}};
 }
 
 void print_answers(const query_answers& r, const std::function<std::string(double)>& show_point) {

@@ -22,8 +22,13 @@ std::string grid_limit_note(const composition& c, const compose_options& o);
 std::string grid_limit_name(const composition& c);
 /// The alpha grid used by curve output: uniform points plus log-spaced points near 0.
 std::vector<double> alpha_grid(int points);
+/// The alphas of curve output: alpha_grid(points) and, for an exact
+/// polygon, its kinks.
+std::vector<double> curve_alphas(const composition& c, int points);
 /// Writes alpha,beta_lower,beta_upper to a file (or stdout for "-").
 void write_curve_csv(const composition& c, int points, const std::string& path);
+/// The same points as JSON: [{"alpha": a, "beta": {"lower", "upper"}}, ...].
+json curve_json(const composition& c, int points);
 
 // compose and group answer the same queries about a guarantee, in the same
 // JSON and nearly the same text.
@@ -61,8 +66,12 @@ query_answers answer_queries(const queries& q, const guarantee& g, const guarant
   return r;
 }
 
-/// Adds "epsilon", "delta" and "beta" (those answered) to out.
+/// Adds "queries" to out: one query object per answer, in the order
+/// epsilon at each delta, delta at each epsilon, beta at each alpha.
 void add_answers_json(json& out, const query_answers& r);
+/// {"tolerance": t, "tolerance_met": met}: the relative bracket width asked
+/// for and whether every answer met it (certified either way).
+json tolerance_json(double tolerance, bool met);
 /// One line per answer, its queried point shown by show_point.
 void print_answers(const query_answers& r, const std::function<std::string(double)>& show_point);
 /// The GDP summary mu: asked for (--mu), or with no query, or free (a

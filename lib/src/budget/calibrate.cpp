@@ -18,11 +18,9 @@ namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-std::string fmt17(double x) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.17g", x);
-  return buf;
-}
+// The shortest decimal that reads back exactly: spec texts and messages
+// show q=0.01024, not q=0.010240000000000001.
+std::string fmt_exact(double x) { return detail::format_value(x); }
 
 struct evaluation {
   interval eps;
@@ -79,7 +77,7 @@ class calibrator {
   }
 
   std::string spec_text(double x) const {
-    const std::string v = integer_ ? std::to_string(static_cast<long long>(x)) : fmt17(x);
+    const std::string v = integer_ ? std::to_string(static_cast<long long>(x)) : fmt_exact(x);
     return name_ + ":" + rest_ + (rest_.empty() ? "" : ",") + param_ + "=" + v;
   }
 
@@ -162,10 +160,10 @@ class calibrator {
     const interval e = compose(others_, co).epsilon(delta_);
     ++evaluations_;
     if (!(e.upper < target_)) {
-      throw std::invalid_argument(
-          "calibrate: no value of " + param_ + " meets epsilon <= " + fmt17(target_) +
-          " at delta = " + fmt17(delta_) + ": the other specs alone give a certified epsilon in [" +
-          fmt17(e.lower) + ", " + fmt17(e.upper) + "]");
+      throw std::invalid_argument("calibrate: no value of " + param_ + " meets epsilon <= " +
+                                  fmt_exact(target_) + " at delta = " + fmt_exact(delta_) +
+                                  ": the other specs alone give a certified epsilon in [" +
+                                  fmt_exact(e.lower) + ", " + fmt_exact(e.upper) + "]");
     }
   }
 
@@ -216,7 +214,7 @@ class calibrator {
       }
       if (smallest_ && nx < lower_limit_) {
         throw std::invalid_argument("calibrate: every " + param_ + " down to " +
-                                    fmt17(lower_limit_) + " meets the target");
+                                    fmt_exact(lower_limit_) + " meets the target");
       }
       if (!feasible(nx, opt_.search_tolerance)) {
         b.g = nx;
@@ -233,9 +231,9 @@ class calibrator {
       if (nx > upper_limit_ || nx < lower_limit_) {
         const interval e = eval(b.g, ts).eps;
         throw std::invalid_argument(
-            "calibrate: no value of " + param_ + " meets epsilon <= " + fmt17(target_) +
-            " at delta = " + fmt17(delta_) + " (at " + param_ + " = " + fmt17(b.g) +
-            " the certified epsilon is still " + fmt17(e.upper) + ")");
+            "calibrate: no value of " + param_ + " meets epsilon <= " + fmt_exact(target_) +
+            " at delta = " + fmt_exact(delta_) + " (at " + param_ + " = " + fmt_exact(b.g) +
+            " the certified epsilon is still " + fmt_exact(e.upper) + ")");
       }
       if (feasible(nx, ts)) {
         b.f = nx;
@@ -421,9 +419,9 @@ class calibrator {
     double f = 1.0;
     if (!feasible(f, tol)) {
       const interval e = eval(1.0, tol).eps;
-      throw std::invalid_argument("calibrate: even times=1 exceeds epsilon <= " + fmt17(target_) +
-                                  " at delta = " + fmt17(delta_) + " (certified epsilon " +
-                                  fmt17(e.upper) + ")");
+      throw std::invalid_argument(
+          "calibrate: even times=1 exceeds epsilon <= " + fmt_exact(target_) +
+          " at delta = " + fmt_exact(delta_) + " (certified epsilon " + fmt_exact(e.upper) + ")");
     }
     // Bracket: f feasible, g not. Steps of at least 2x, larger while epsilon
     // is far below the target (about target / (2 epsilon): epsilon grows at

@@ -14,11 +14,9 @@
 namespace fdp {
 namespace {
 
-std::string fmt17(double x) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.17g", x);
-  return buf;
-}
+// The shortest decimal that reads back exactly: spec texts and messages
+// show q=0.01024, not q=0.010240000000000001.
+std::string fmt_exact(double x) { return detail::format_value(x); }
 
 compose_term curve_term(const curve& c, std::int64_t times, const std::string& name) {
   compose_term t;
@@ -123,8 +121,8 @@ dpsgd_report account_dpsgd(const dpsgd_config& c) {
   o.tolerance = c.tolerance;
   o.delta_hint = c.delta;
   if (c.sampling == sampling_scheme::poisson) {
-    const std::string s = "subsampled-gaussian:sigma=" + fmt17(c.sigma) + ",q=" + fmt17(c.q) +
-                          ",sensitivity=" + fmt17(r.sensitivity) +
+    const std::string s = "subsampled-gaussian:sigma=" + fmt_exact(c.sigma) +
+                          ",q=" + fmt_exact(c.q) + ",sensitivity=" + fmt_exact(r.sensitivity) +
                           ",times=" + std::to_string(c.steps);
     const composition comp = compose({parse_spec(s)}, o);
     r.epsilon = comp.epsilon(c.delta);

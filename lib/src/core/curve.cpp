@@ -13,16 +13,14 @@
 namespace fdp {
 namespace {
 
+// (shortest decimals that read back: the user's own numbers, not 0.40000000000000002)
 std::string pt(double a, double b) {
-  std::ostringstream os;
-  os.precision(17);
-  os << "(" << a << ", " << b << ")";
-  return os.str();
+  return "(" + detail::format_value(a) + ", " + detail::format_value(b) + ")";
 }
 
 [[noreturn]] void bad_point(std::size_t i, double a, double b, const std::string& what) {
-  throw std::invalid_argument("curve::from_points(point " + std::to_string(i + 1) + " = " +
-                              pt(a, b) + "): " + what);
+  throw std::invalid_argument("curve point " + std::to_string(i + 1) + " = " + pt(a, b) + ": " +
+                              what);
 }
 
 // Cross product sign for the lower hull: > 0 means a left (counter-clockwise) turn.
@@ -63,7 +61,7 @@ std::size_t segment(const std::vector<double>& alpha, double a) {
 
 curve curve::from_points(std::vector<point> pts, hull_policy policy) {
   if (pts.empty()) {
-    throw std::invalid_argument("curve::from_points(points): at least one point is required");
+    throw std::invalid_argument("a curve needs at least one point");
   }
   for (std::size_t i = 0; i < pts.size(); ++i) {
     const double a = pts[i].alpha, b = pts[i].beta;
