@@ -9,6 +9,7 @@
 #include "compose_common.hpp"
 #include "fdp/core/error.hpp"
 #include "fdp/ops/clt.hpp"
+#include "fdp/ops/compose_queries.hpp"
 #include "fdp/ops/convert.hpp"
 
 namespace fdp::cli {
@@ -30,57 +31,6 @@ bool meets_tolerance(const query_answers& r, double tol) {
       if (x.value.upper > 1e-300 && x.value.upper - x.value.lower > tol * x.value.upper)
         return false;
   return true;
-}
-
-// A composition and the options it was composed with.
-struct tuned_composition {
-  composition c;
-  compose_options options;
-};
-
-// A --delta at or below the mass at +inf has no finite epsilon (lower end
-// inf): tuning the grid for it serves nothing, so it is tuned for the
-// smallest asked delta that has one ('laplace:b=5,times=3
-// epsdelta:eps=0.3,delta=1e-7 subsampled-laplace:b=2,q=0.02,times=10000
-// --delta 1e-3 --delta 1e-10' read [3.07, 3.29] at 1e-3 instead of
-// [3.2796, 3.2840]).
-tuned_composition compose_for_finite_epsilons(const std::vector<spec>& specs,
-                                              const compose_options& opts,
-                                              const std::vector<double>& deltas) {
-  tuned_composition t{compose(specs, opts), opts};
-  if (t.c.is_exact() || !std::isinf(t.c.epsilon(opts.delta_hint).lower)) return t;
-  double next = std::numeric_limits<double>::infinity();
-  for (double d : deltas)
-    if (d > opts.delta_hint && d < next && !std::isinf(t.c.epsilon(d).lower)) next = d;
-  if (!std::isfinite(next)) return t;
-  t.options.delta_hint = next;
-  t.c = compose(specs, t.options);
-  return t;
-}
-
-// A delta asked for at an epsilon is unknown until composed: when it comes
-// out below the delta the grid was tuned for and its bracket is wider than
-// --tolerance (relative), the deltas are answered by a second composition
-// tuned for it (tail budgets, the tilted FFT below 1e-7), and the other
-// queries by the first ('subsampled-gaussian:sigma=1,q=0.01,times=1000
-// --eps 3' read [4.45e-10, 9.52e-10] on the grid tuned for 1e-5; one
-// composition for both made the epsilon at 5e-10 of 'gdp:mu=1.9253,times=3
-// epsdelta:eps=0,times=63565 --delta 5.05737e-10 --eps 49.2847' 13% wide).
-// nullopt: the first composition answers the deltas too.
-std::optional<composition> compose_for_small_deltas(const std::vector<spec>& specs,
-                                                    const tuned_composition& first,
-                                                    const std::vector<double>& epsilons) {
-  if (first.c.is_exact()) return std::nullopt;
-  double want = first.options.delta_hint;
-  for (double e : epsilons) {
-    const interval d = first.c.delta(e);
-    if (d.upper > 0 && d.upper < want && d.upper - d.lower > first.options.tolerance * d.upper)
-      want = d.upper;
-  }
-  if (want == first.options.delta_hint) return std::nullopt;
-  compose_options o = first.options;
-  o.delta_hint = std::max(1e-300, want);
-  return compose(specs, o);
 }
 
 // The CLT (DRS Thm 3.5) beside the certified answer, when it applies (all
@@ -154,12 +104,13 @@ int run_compose(const args& a) {
   const auto opts = compose_options_from(a);
   const queries q = read_queries(a);
   const auto t0 = std::chrono::steady_clock::now();
-  const tuned_composition tuned = compose_for_finite_epsilons(specs, opts, q.deltas);
-  const composition& c = tuned.c;
-  const std::optional<composition> c_delta = compose_for_small_deltas(specs, tuned, q.epsilons);
+  // (tuned for the queries: epsilons at the smallest delta with a finite
+  // one, deltas on a composition of their own when they need it)
+  const query_compositions tuned = compose_for_queries(specs, opts, q.deltas, q.epsilons);
+  const composition& c = tuned.for_epsilons;
   json out = envelope("compose");
   out["method"] = c.method();
-  const query_answers answers = answer_queries(q, c, c_delta ? *c_delta : c);
+  const query_answers answers = answer_queries(q, c, tuned.delta_source());
   add_answers_json(out, answers);
   const std::optional<interval> mu = gdp_summary_if_wanted(a, q, c);
   if (mu) out["mu"] = bracket(mu->lower, mu->upper);
