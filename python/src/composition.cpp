@@ -80,8 +80,17 @@ void bind_queries(py::class_<composition>& cls) {
   cls.def("delta_array", [](const composition& c, const in_array& e) {
     return map_interval(e, [&c](double x) { return c.delta(x); });
   });
+  // (one library call for the whole array: a sweep over the envelopes)
   cls.def("beta_array", [](const composition& c, const in_array& a) {
-    return map_interval(a, [&c](double x) { return c.beta(x); });
+    const std::vector<double> alphas = copy_of(a);
+    std::vector<interval> r;
+    {
+      py::gil_scoped_release release;
+      r = c.beta(alphas);
+    }
+    std::vector<double> lo(r.size()), hi(r.size());
+    for (std::size_t i = 0; i < r.size(); ++i) lo[i] = r[i].lower, hi[i] = r[i].upper;
+    return std::make_pair(array_from(lo, shape_of(a)), array_from(hi, shape_of(a)));
   });
 }
 

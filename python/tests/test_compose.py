@@ -85,8 +85,14 @@ def test_arrays_equal_scalar_answers():
         assert lo <= s.upper and s.lower <= hi
     alphas = np.linspace(0, 1, 1001)
     curve = c.curve(alphas)
-    for k in (0, 10, 500, 1000):
-        assert (curve.lower[k], curve.upper[k]) == tuple(c.beta(float(alphas[k])))
+    # the vectorized sweep (composition::beta on a vector) gives exactly the
+    # one-at-a-time brackets, in increasing order and in any other
+    one = np.array([tuple(c.beta(float(x))) for x in alphas])
+    assert np.array_equal(curve.lower, one[:, 0]) and np.array_equal(curve.upper, one[:, 1])
+    perm = np.random.default_rng(1).permutation(alphas.size)
+    shuffled = c.curve(alphas[perm])
+    assert np.array_equal(shuffled.lower, one[perm, 0])
+    assert np.array_equal(shuffled.upper, one[perm, 1])
     assert np.all(curve.lower <= curve.upper)
     assert np.all(np.diff(curve.upper) <= 1e-12)  # a trade-off function is non-increasing
     grid = c.beta(alphas.reshape(7, 143))
