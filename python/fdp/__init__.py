@@ -15,7 +15,7 @@ end of one.
 Modules: :mod:`fdp.gdp` (closed forms), :mod:`fdp.mechanisms` (mechanism
 objects), :mod:`fdp.dp_accounting` (dp_accounting-shaped events and
 PLDAccountant), :mod:`fdp.opacus` (an Opacus-shaped accountant and
-get_noise_multiplier), :func:`fdp.calibrate`, :func:`fdp.dpsgd`.
+get_noise_multiplier), :func:`fdp.calibrate`, :func:`fdp.dpsgd`, :func:`fdp.group`.
 Bad input raises ValueError (TypeError for a wrong type) naming the parameter.
 """
 
@@ -23,6 +23,7 @@ from . import _fdp
 from ._interval import Interval
 from ._composition import Band, Composition, compose
 from ._budget import CalibrationResult, DpsgdReport, calibrate, dpsgd
+from ._group import Group, group
 from . import gdp, mechanisms
 
 EvaluationError = _fdp.EvaluationError
@@ -30,4 +31,4 @@ parse_spec = _fdp.parse_spec
 
 __version__ = "0.1.0"
 __all__ = ["Interval", "Band", "Composition", "compose", "calibrate", "CalibrationResult",
-           "dpsgd", "DpsgdReport", "gdp", "mechanisms", "EvaluationError", "parse_spec"]
+           "dpsgd", "DpsgdReport", "group", "Group", "gdp", "mechanisms", "EvaluationError", "parse_spec"]

@@ -9,4 +9,5 @@ PYBIND11_MODULE(_fdp, m) {
   fdp::python::bind_composition(m);
   fdp::python::bind_calibrate(m);
   fdp::python::bind_dpsgd(m);
+  fdp::python::bind_group(m);
 }

@@ -41,3 +41,25 @@ def test_dpsgd_without_replacement_route():
     assert r.sensitivity == 2.0 and r.mu is None and r.epsilon.lower <= r.epsilon.upper
     with pytest.raises(ValueError, match="replace-one"):
         fdp.dpsgd(sigma=1.0, q=0.01, steps=100, neighbours="replace-one")
+
+
+@pytest.mark.parametrize("specs,k", [(["laplace:b=10,times=10"], 3), (["gdp:mu=0.5"], 4),
+                                     (["subsampled-gaussian:sigma=2,q=0.05,times=20"], 2)])
+def test_group_matches_cli(cli, specs, k):
+    g = fdp.group(specs, k)
+    for d in ("1e-05", "1e-07"):
+        want = cli("group", *specs, "--k", str(k), "--delta", d)["epsilon"][0]
+        assert g.epsilon(float(d)) == (want["lower"], want["upper"])
+    want = cli("group", *specs, "--k", str(k), "--eps", "1.0", "--alpha", "0.1")
+    assert g.delta(1.0) == (want["delta"][0]["lower"], want["delta"][0]["upper"])
+    assert g.beta(0.1) == (want["beta"][0]["lower"], want["beta"][0]["upper"])
+
+
+def test_group_closed_form_truth_and_bad_k():
+    # k records of a mu-GDP mechanism: (k mu)-GDP (DRS Thm 2.14)
+    g = fdp.group(["gdp:mu=0.5"], 4)
+    truth = fdp.gdp.eps(2.0, 1e-5)
+    e = g.epsilon(1e-5)
+    assert e.lower <= truth * (1 + 1e-12) and truth <= e.upper * (1 + 1e-12)
+    with pytest.raises(ValueError, match="k"):
+        fdp.group(["gdp:mu=0.5"], 0)
