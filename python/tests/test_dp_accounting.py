@@ -119,10 +119,18 @@ def test_bad_fields_raise_value_error():
     acc = dp_accounting.PLDAccountant()
     for e in (GaussianDpEvent(-1.0), GaussianDpEvent(float("nan")),
               PoissonSampledDpEvent(1.5, GaussianDpEvent(1.0)),
-              EpsilonDeltaDpEvent(1.0, 2.0)):
+              EpsilonDeltaDpEvent(1.0, 2.0), LaplaceDpEvent("1")):
         with pytest.raises(ValueError):
-            acc.compose(e)
-            acc.get_epsilon(1e-5)
+            acc.compose(e)  # at compose time: nothing invalid enters the accountant
+    assert acc.get_epsilon(1e-5) == 0.0
+    rr = dp_accounting.PLDAccountant(NeighboringRelation.REPLACE_ONE)
+    with pytest.raises(ValueError, match="eps"):  # p = 1e-310: epsilon beyond 700
+        rr.compose(RandomizedResponseDpEvent(1e-310, 2))
+    big = SelfComposedDpEvent(GaussianDpEvent(1.0), 10**12)
+    acc.compose(big)
+    with pytest.raises(UnsupportedEventError, match="at most"):
+        acc.compose(GaussianDpEvent(1.0))
+    assert acc.specs() == ["gaussian:sigma=1.0,times=1000000000000"]
     with pytest.raises(ValueError, match="count"):
         acc.compose(GaussianDpEvent(1.0), count=-1)
 

@@ -13,6 +13,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Dict
 
+from .. import _fdp
 from . import dp_event as ev
 from .privacy_accountant import NeighboringRelation as Rel, UnsupportedEventError
 
@@ -27,8 +28,15 @@ class Terms:
     non_private: bool = False
 
     def add(self, spec: str, count: int) -> None:
-        if count > 0:
-            self.times[spec] = self.times.get(spec, 0) + count
+        """Adds spec x count; a bad parameter raises ValueError here, at compose
+        time, so that nothing invalid ever enters an accountant."""
+        if count <= 0:
+            return
+        _fdp.parse_spec(spec)
+        n = self.times.get(spec, 0) + count
+        if n > MAX_TIMES:
+            raise UnsupportedEventError(f"{spec} composed {n} times: at most {MAX_TIMES}")
+        self.times[spec] = n
 
     def merge(self, other: "Terms") -> None:
         for s, n in other.times.items():
@@ -38,8 +46,6 @@ class Terms:
     def specs(self) -> list:
         out = []
         for s, n in self.times.items():
-            if n > MAX_TIMES:
-                raise UnsupportedEventError(f"{s} composed {n} times: at most {MAX_TIMES}")
             out.append(s if n == 1 else f"{s},times={n}" if ":" in s else f"{s}:times={n}")
         return out
 

@@ -67,7 +67,10 @@ class PLDAccountant:
             raise ValueError(f"count = {count!r} must be an integer >= 0")
         terms = translate(event, count, self._relation)
         with self._lock:
-            self._terms.merge(terms)
+            merged = Terms()
+            merged.merge(self._terms)
+            merged.merge(terms)  # may raise (too many repetitions): nothing changes then
+            self._terms = merged
             self._events.append(event if count == 1 else ev.SelfComposedDpEvent(event, count))
             self._composition = None
         return self
