@@ -26,10 +26,13 @@ import threading
 from collections import OrderedDict
 from typing import List, Optional, Tuple
 
+from . import _fdp
 from ._budget import calibrate
 from ._composition import Composition
 from ._interval import Interval
 from .mechanisms import _num
+
+EvaluationError = _fdp.EvaluationError
 
 try:  # Opacus is optional: derive from its interface when it is there
     from opacus.accountants.accountant import IAccountant as _Base  # type: ignore
@@ -131,7 +134,8 @@ def get_noise_multiplier(*, target_epsilon: float, target_delta: float, sample_r
     """The noise multiplier for ``steps`` Poisson-sampled steps (or ``epochs``, as
     Opacus: steps = int(epochs / sample_rate)) whose CERTIFIED epsilon at
     target_delta is at most target_epsilon: it never overshoots (fdp.calibrate;
-    the value is within ~0.1% of the smallest that does).
+    the value is within ~0.1% of the smallest that does), and FdpAccountant's
+    get_epsilon for these steps is at most target_epsilon too.
 
     Extra keyword arguments of Opacus' version (accountant, epsilon_tolerance)
     are accepted and ignored.
@@ -152,4 +156,15 @@ def get_noise_multiplier(*, target_epsilon: float, target_delta: float, sample_r
     if not (isinstance(sample_rate, (int, float)) and 0 < sample_rate <= 1):
         raise ValueError(f"sample_rate = {sample_rate!r} must be in (0, 1]")
     spec = f"subsampled-gaussian:q={_num(sample_rate)},times={steps}"
-    return calibrate(spec, "sigma", target_epsilon, target_delta).value
+    sigma = calibrate(spec, "sigma", target_epsilon, target_delta).value
+    # calibrate certifies the target on its own (finer) grids; the accountant
+    # composes at its default tolerance, whose upper end can be a little
+    # higher. More noise until that one meets the target too, so that
+    # FdpAccountant.get_epsilon never reports more than target_epsilon.
+    for _ in range(50):
+        steps_spec = f"subsampled-gaussian:sigma={_num(sigma)},q={_num(sample_rate)},times={steps}"
+        if Composition([steps_spec]).epsilon(target_delta).upper <= target_epsilon:
+            return sigma
+        sigma *= 1.0005
+    raise EvaluationError("get_noise_multiplier: the accountant's bracket does not meet the "
+                          "target near the calibrated noise")
