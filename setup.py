@@ -35,4 +35,9 @@ class CMakeBuild(build_ext):
         shutil.copyfile(built, target)
 
 
-setup(ext_modules=[Extension("fdp._fdp", sources=[])], cmdclass={"build_ext": CMakeBuild})
+# setuptools' own scratch files go to build-pip/ too: ./build is the CMake
+# build of scripts/setup.sh, and the source tree stays clean.
+(ROOT / "build-pip").mkdir(exist_ok=True)
+setup(ext_modules=[Extension("fdp._fdp", sources=[])], cmdclass={"build_ext": CMakeBuild},
+      options={"build": {"build_base": "build-pip/setuptools"},
+               "egg_info": {"egg_base": "build-pip"}})
