@@ -6,6 +6,7 @@ pkgs=(g++ cmake make pkg-config libboost-dev libeigen3-dev libfftw3-dev
       nlohmann-json3-dev libgtest-dev libgmock-dev libbenchmark-dev
       python3 python3-matplotlib python3-mpmath python3-numpy
       python3-jsonschema  # validates --json output: tests/cli/test_json_contract.py
+      pybind11-dev python3-pybind11 python3-dev python3-pytest  # the Python package (python/)
       lld  # links the fdp binary in a start-up friendly order (tools/CMakeLists.txt)
       clang libclang-rt-14-dev  # clang + libFuzzer: fuzz/run.sh
       clang-format)  # scripts/check-format.sh (CI)

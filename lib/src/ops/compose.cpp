@@ -1568,11 +1568,19 @@ class line_max {
 class chord_hull {
  public:
   explicit chord_hull(curve c) : c_(std::move(c)) {}
-  double at(double a) const {
+  // hint (optional): the index found for the previous, smaller a (a sweep
+  // steps from it; it is used only when it is still below a).
+  double at(double a, std::size_t* hint = nullptr) const {
     const auto& x = c_.alpha();
     const auto& y = c_.beta();
-    const std::size_t i =
-        static_cast<std::size_t>(std::lower_bound(x.begin(), x.end(), a) - x.begin());
+    std::size_t i;
+    if (hint && *hint < x.size() && (*hint == 0 || x[*hint - 1] < a)) {
+      i = *hint;
+      while (i < x.size() && x[i] < a) ++i;
+    } else {
+      i = static_cast<std::size_t>(std::lower_bound(x.begin(), x.end(), a) - x.begin());
+    }
+    if (hint) *hint = i;
     if (i < x.size() && x[i] == a) return y[i];
     if (i == 0 || i == x.size()) return std::numeric_limits<double>::infinity();  // outside [0, 1]
     const double t = (a - x[i - 1]) / (x[i] - x[i - 1]);
@@ -1614,6 +1622,20 @@ struct composition::beta_envelopes {
       hi = std::min(hi, std::clamp(v + err, 0.0, 1.0 - a));
     }
     return hi;
+  }
+
+  // Where a sweep over increasing a stands in each envelope.
+  struct sweep {
+    std::size_t lower = 0, hull = 0;
+    std::vector<std::size_t> upper;
+  };
+  // beta(a) bracketed from the envelopes (s: optional sweep hints).
+  interval beta_at(double a, sweep* s) const {
+    const double lo =
+        std::min(std::max(0.0, lower->at(a, nullptr, s ? &s->lower : nullptr)), 1.0 - a);
+    double hi = upper_at(a, s ? &s->upper : nullptr);
+    if (upper_hull) hi = std::min(hi, std::max(0.0, upper_hull->at(a, s ? &s->hull : nullptr)));
+    return {lo, std::max(hi, lo)};
   }
 };
 
@@ -1836,11 +1858,25 @@ curve composition::forward_upper_curve() const {
 interval composition::beta(double alpha) const {
   detail::check_alpha(alpha, "composition::beta");
   if (exact_) return exact_form().beta(alpha);
+  return envelopes().beta_at(alpha, nullptr);
+}
+
+std::vector<interval> composition::beta(const std::vector<double>& alphas) const {
+  for (double a : alphas) detail::check_alpha(a, "composition::beta");
+  std::vector<interval> out(alphas.size());
+  if (exact_) {
+    const detail::closed_form f = exact_form();
+    for (std::size_t i = 0; i < alphas.size(); ++i) out[i] = f.beta(alphas[i]);
+    return out;
+  }
+  // The hints carry each envelope's segment from one alpha to the next: an
+  // increasing sweep steps instead of searching (any order stays correct,
+  // line_max::at checks a hint before using it), with the same answers as
+  // beta(alpha) one at a time.
   const beta_envelopes& env = envelopes();
-  const double lo = std::min(std::max(0.0, env.lower->at(alpha, nullptr)), 1.0 - alpha);
-  double hi = env.upper_at(alpha);
-  if (env.upper_hull) hi = std::min(hi, std::max(0.0, env.upper_hull->at(alpha)));
-  return {lo, std::max(hi, lo)};
+  beta_envelopes::sweep s;
+  for (std::size_t i = 0; i < alphas.size(); ++i) out[i] = env.beta_at(alphas[i], &s);
+  return out;
 }
 
 interval composition::mu() const {

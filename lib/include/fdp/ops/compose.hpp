@@ -141,6 +141,9 @@ class composition {
   interval epsilon(double delta) const;
   /// f(alpha), bracketed.
   interval beta(double alpha) const;
+  /// f at every alpha, the same brackets as beta(alpha) one at a time;
+  /// several times faster for increasing alphas (a sweep, not a search each).
+  std::vector<interval> beta(const std::vector<double>& alphas) const;
   /// The GDP summary: the smallest mu with f >= G_mu, bracketed (upper may
   /// be +inf when no finite mu exists).
   interval mu() const;

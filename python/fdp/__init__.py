@@ -1,0 +1,34 @@
+"""fdp: certified f-differential privacy accounting (Python interface to fdp's C++ core).
+
+Every numeric answer about a composition is a certified bracket
+:class:`Interval` ``(lower, upper)`` that contains the true value; a single
+number reported as a guarantee (an accountant's ``get_epsilon``) is the upper
+end of one.
+
+    >>> import fdp
+    >>> c = fdp.compose(["subsampled-gaussian:sigma=1.1,q=0.0042666666666666667,times=14062"])
+    >>> c.epsilon(1e-5)
+    Interval(lower=2.380297..., upper=2.383684...)
+    >>> fdp.gdp.eps(1.0, 1e-5)
+    4.377178...
+
+Modules: :mod:`fdp.gdp` (closed forms), :mod:`fdp.mechanisms` (mechanism
+objects), :mod:`fdp.dp_accounting` (dp_accounting-shaped events and
+PLDAccountant), :mod:`fdp.opacus` (an Opacus-shaped accountant and
+get_noise_multiplier), :func:`fdp.calibrate`, :func:`fdp.dpsgd`, :func:`fdp.group`.
+Bad input raises ValueError (TypeError for a wrong type) naming the parameter.
+"""
+
+from . import _fdp
+from ._interval import Interval
+from ._composition import Band, Composition, compose
+from ._budget import CalibrationResult, DpsgdReport, calibrate, dpsgd
+from ._group import Group, group
+from . import gdp, mechanisms
+
+EvaluationError = _fdp.EvaluationError
+parse_spec = _fdp.parse_spec
+
+__version__ = "0.1.0"
+__all__ = ["Interval", "Band", "Composition", "compose", "calibrate", "CalibrationResult",
+           "dpsgd", "DpsgdReport", "group", "Group", "gdp", "mechanisms", "EvaluationError", "parse_spec"]

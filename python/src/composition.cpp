@@ -1,0 +1,121 @@
+// fdp::compose and its answers. A composition is immutable once composed
+// (its lazily built beta envelopes are guarded by std::call_once in the
+// library), so one object can be queried from several Python threads; every
+// query that may sweep the composed grids releases the GIL.
+#include <pybind11/stl.h>
+
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "arrays.hpp"
+#include "bindings.hpp"
+#include "fdp/ops/compose.hpp"
+#include "fdp/ops/spec.hpp"
+
+namespace fdp::python {
+namespace {
+
+using pair = std::tuple<double, double>;
+pair as_pair(const interval& r) { return {r.lower, r.upper}; }
+
+compose_method method_from(const std::string& m) {
+  if (m == "auto") return compose_method::automatic;
+  if (m == "exact") return compose_method::exact;
+  if (m == "pld") return compose_method::pld;
+  throw std::invalid_argument("method = '" + m + "' must be one of auto, exact, pld");
+}
+
+std::string grid_limit_name(const composition& c) {
+  switch (c.grid_limited()) {
+    case composition::grid_limit::none:
+      return "none";
+    case composition::grid_limit::refinement_stopped:
+      return "refinement_stopped";
+    case composition::grid_limit::coarsened:
+      return "coarsened";
+    case composition::grid_limit::chernoff_only:
+      return "chernoff_only";
+  }
+  return "none";
+}
+
+// Options as the CLI's defaults, with the ones a caller may set.
+composition compose_texts(const std::vector<std::string>& texts, double tolerance,
+                          double delta_hint, const std::string& method, std::size_t max_memory) {
+  std::vector<spec> specs;
+  for (const auto& t : texts) specs.push_back(parse_spec(t));
+  compose_options o;
+  o.method = method_from(method);
+  o.tolerance = tolerance;
+  o.delta_hint = delta_hint;
+  o.max_memory = max_memory;
+  py::gil_scoped_release release;
+  return compose(specs, o);
+}
+
+// A scalar query with the GIL released (a root search or a grid sweep).
+template <class Q>
+pair released(const composition& c, Q q) {
+  py::gil_scoped_release release;
+  return as_pair(q(c));
+}
+
+void bind_queries(py::class_<composition>& cls) {
+  cls.def("epsilon", [](const composition& c, double d) {
+    return released(c, [d](const composition& x) { return x.epsilon(d); });
+  });
+  cls.def("delta", [](const composition& c, double e) {
+    return released(c, [e](const composition& x) { return x.delta(e); });
+  });
+  cls.def("beta", [](const composition& c, double a) {
+    return released(c, [a](const composition& x) { return x.beta(a); });
+  });
+  cls.def("mu", [](const composition& c) {
+    return released(c, [](const composition& x) { return x.mu(); });
+  });
+  cls.def("epsilon_array", [](const composition& c, const in_array& d) {
+    return map_interval(d, [&c](double x) { return c.epsilon(x); });
+  });
+  cls.def("delta_array", [](const composition& c, const in_array& e) {
+    return map_interval(e, [&c](double x) { return c.delta(x); });
+  });
+  // (one library call for the whole array: a sweep over the envelopes)
+  cls.def("beta_array", [](const composition& c, const in_array& a) {
+    const std::vector<double> alphas = copy_of(a);
+    std::vector<interval> r;
+    {
+      py::gil_scoped_release release;
+      r = c.beta(alphas);
+    }
+    std::vector<double> lo(r.size()), hi(r.size());
+    for (std::size_t i = 0; i < r.size(); ++i) lo[i] = r[i].lower, hi[i] = r[i].upper;
+    return std::make_pair(array_from(lo, shape_of(a)), array_from(hi, shape_of(a)));
+  });
+}
+
+}  // namespace
+
+void bind_composition(py::module_& m) {
+  py::class_<composition> cls(m, "Composition");
+  cls.def_property_readonly("method", &composition::method);
+  cls.def_property_readonly("is_exact", &composition::is_exact);
+  cls.def_property_readonly("symmetric", &composition::symmetric);
+  cls.def_property_readonly("grid_step", &composition::grid_step);
+  cls.def_property_readonly("grid_size", &composition::grid_size);
+  cls.def_property_readonly("refinements", &composition::refinements);
+  cls.def_property_readonly("grid_limit", &grid_limit_name);
+  bind_queries(cls);
+  m.def("compose", &compose_texts, py::arg("specs"), py::arg("tolerance") = 3e-3,
+        py::arg("delta_hint") = 1e-5, py::arg("method") = "auto",
+        py::arg("max_memory") = compose_options::kDefaultMaxMemory);
+  m.def(
+      "parse_spec",
+      [](const std::string& text) {
+        const spec s = parse_spec(text);
+        return py::make_tuple(s.name, s.params, s.times);
+      },
+      py::arg("text"), "Validates a spec: (name, params, times); ValueError naming the key.");
+}
+
+}  // namespace fdp::python

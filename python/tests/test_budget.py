@@ -1,0 +1,65 @@
+"""fdp.calibrate and fdp.dpsgd: the CLI's digits and the never-overshoot promise."""
+
+import pytest
+
+import fdp
+
+Q = "0.0042666666666666667"
+
+
+def test_calibrate_matches_cli_and_meets_target(cli):
+    r = fdp.calibrate(f"subsampled-gaussian:q={Q},times=14062", "sigma", 3.0, 1e-5)
+    want = cli("calibrate", f"subsampled-gaussian:q={Q},times=14062", "--solve", "sigma",
+               "--eps", "3", "--delta", "1e-5")
+    assert r.value == want["sigma"]
+    assert r.epsilon == (want["epsilon"]["lower"], want["epsilon"]["upper"])
+    assert r.epsilon.upper <= 3.0 and r.certified_gap <= 1e-3
+    check = fdp.compose([f"subsampled-gaussian:sigma={r.value!r},q={Q},times=14062"])
+    assert check.epsilon(1e-5).upper <= 3.0
+
+
+def test_calibrate_with_others_and_an_integer_parameter():
+    r = fdp.calibrate("gaussian:sigma=3", "times", 2.0, 1e-5, others=["laplace:b=20"])
+    assert r.value == int(r.value) >= 1
+    n = int(r.value)
+    assert fdp.compose([f"gaussian:sigma=3,times={n}", "laplace:b=20"]).epsilon(1e-5).upper <= 2
+    with pytest.raises(ValueError):
+        fdp.calibrate("gaussian:sigma=3", "nosuch", 2.0, 1e-5)
+
+
+def test_dpsgd_matches_cli(cli):
+    r = fdp.dpsgd(sigma=1.1, q=float(Q), steps=14062, delta=1e-5)
+    want = cli("dpsgd", "--q", Q, "--sigma", "1.1", "--steps", "14062", "--delta", "1e-5")
+    assert r.epsilon == (want["epsilon"]["lower"], want["epsilon"]["upper"])
+    assert r.mu == (want["mu"]["lower"], want["mu"]["upper"])
+    assert r.clt_epsilon < r.epsilon.lower  # the CLT estimate under-states (README)
+
+
+def test_dpsgd_without_replacement_route():
+    r = fdp.dpsgd(sigma=1.0, q=0.01, steps=100, sampling="without-replacement",
+                  neighbours="replace-one", gdp_summary=False)
+    assert r.sensitivity == 2.0 and r.mu is None and r.epsilon.lower <= r.epsilon.upper
+    with pytest.raises(ValueError, match="replace-one"):
+        fdp.dpsgd(sigma=1.0, q=0.01, steps=100, neighbours="replace-one")
+
+
+@pytest.mark.parametrize("specs,k", [(["laplace:b=10,times=10"], 3), (["gdp:mu=0.5"], 4),
+                                     (["subsampled-gaussian:sigma=2,q=0.05,times=20"], 2)])
+def test_group_matches_cli(cli, specs, k):
+    g = fdp.group(specs, k)
+    for d in ("1e-05", "1e-07"):
+        want = cli("group", *specs, "--k", str(k), "--delta", d)["epsilon"][0]
+        assert g.epsilon(float(d)) == (want["lower"], want["upper"])
+    want = cli("group", *specs, "--k", str(k), "--eps", "1.0", "--alpha", "0.1")
+    assert g.delta(1.0) == (want["delta"][0]["lower"], want["delta"][0]["upper"])
+    assert g.beta(0.1) == (want["beta"][0]["lower"], want["beta"][0]["upper"])
+
+
+def test_group_closed_form_truth_and_bad_k():
+    # k records of a mu-GDP mechanism: (k mu)-GDP (DRS Thm 2.14)
+    g = fdp.group(["gdp:mu=0.5"], 4)
+    truth = fdp.gdp.eps(2.0, 1e-5)
+    e = g.epsilon(1e-5)
+    assert e.lower <= truth * (1 + 1e-12) and truth <= e.upper * (1 + 1e-12)
+    with pytest.raises(ValueError, match="k"):
+        fdp.group(["gdp:mu=0.5"], 0)
