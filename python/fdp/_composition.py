@@ -81,12 +81,11 @@ class Composition:
         return self._at(DEFAULT_DELTA_HINT).is_exact
 
     def _for_deltas(self, deltas: np.ndarray):
-        # As fdp compose: tuned for the smallest positive delta (at most
-        # 1e-5); if that delta has no finite epsilon, for the smallest asked
-        # one that has.
+        # As fdp compose (compose_for_queries): tuned for the smallest
+        # positive delta; if that delta has no finite epsilon, for the
+        # smallest asked one that has.
         pos = deltas[deltas > 0]
-        hint = min(DEFAULT_DELTA_HINT, max(1e-300, float(pos.min()))) if pos.size else \
-            DEFAULT_DELTA_HINT
+        hint = min(0.5, max(1e-300, float(pos.min()))) if pos.size else DEFAULT_DELTA_HINT
         c = self._at(hint)
         if c.is_exact or not math.isinf(c.epsilon(hint)[0]):
             return c
@@ -94,12 +93,20 @@ class Composition:
         return self._at(float(finite[0])) if finite else c
 
     def _for_epsilons(self, eps: np.ndarray):
+        # As fdp compose --eps (compose_for_queries): a composition of their
+        # own, refined on the delta brackets, when the default one leaves one
+        # wider than the tolerance.
         c = self._at(DEFAULT_DELTA_HINT)
         if c.is_exact or eps.size == 0:
             return c
-        lo, hi = c.delta_array(eps)
-        loose = (hi > 0) & (hi < DEFAULT_DELTA_HINT) & (hi - lo > self.tolerance * hi)
-        return self._at(max(1e-300, float(hi[loose].min()))) if loose.any() else c
+        key = ("eps",) + tuple(np.unique(eps).tolist())
+        with self._lock:
+            d = self._cache.get(key)
+            if d is None:
+                d = _fdp.compose_for_epsilons(list(self.specs), self.tolerance, self._method,
+                                              self._max_memory, list(key[1:]))
+                self._cache[key] = d
+            return d
 
     def epsilon(self, delta: Union[float, np.ndarray]):
         """The smallest eps >= 0 with delta(eps) <= delta: an Interval (a Band for arrays).

@@ -11,6 +11,7 @@
 #include "arrays.hpp"
 #include "bindings.hpp"
 #include "fdp/ops/compose.hpp"
+#include "fdp/ops/compose_queries.hpp"
 #include "fdp/ops/spec.hpp"
 
 namespace fdp::python {
@@ -52,6 +53,24 @@ composition compose_texts(const std::vector<std::string>& texts, double toleranc
   o.max_memory = max_memory;
   py::gil_scoped_release release;
   return compose(specs, o);
+}
+
+// The composition that answers delta at these epsilons as fdp compose
+// --eps does (compose_for_queries: a second composition, tuned for the
+// smallest delta and refined on the delta brackets, when the first leaves
+// one wider than the tolerance).
+composition compose_for_epsilons(const std::vector<std::string>& texts, double tolerance,
+                                 const std::string& method, std::size_t max_memory,
+                                 const std::vector<double>& epsilons) {
+  std::vector<spec> specs;
+  for (const auto& t : texts) specs.push_back(parse_spec(t));
+  compose_options o;
+  o.method = method_from(method);
+  o.tolerance = tolerance;
+  o.max_memory = max_memory;
+  py::gil_scoped_release release;
+  query_compositions q = compose_for_queries(specs, o, {}, epsilons);
+  return q.for_deltas ? std::move(*q.for_deltas) : std::move(q.for_epsilons);
 }
 
 // A scalar query with the GIL released (a root search or a grid sweep).
@@ -109,6 +128,8 @@ void bind_composition(py::module_& m) {
   m.def("compose", &compose_texts, py::arg("specs"), py::arg("tolerance") = 3e-3,
         py::arg("delta_hint") = 1e-5, py::arg("method") = "auto",
         py::arg("max_memory") = compose_options::kDefaultMaxMemory);
+  m.def("compose_for_epsilons", &compose_for_epsilons, py::arg("specs"), py::arg("tolerance"),
+        py::arg("method"), py::arg("max_memory"), py::arg("epsilons"));
   m.def(
       "parse_spec",
       [](const std::string& text) {

@@ -30,6 +30,13 @@ def cli():
     return run
 
 
+def answers(obj, value):
+    """The bracketed answers for `value` ("epsilon", "delta" or "beta") in a
+    --json output's "queries" (schema version 1, docs/json.md), in order,
+    each as {"lower", "upper"}."""
+    return [q[value] for q in obj.get("queries", []) if isinstance(q.get(value), dict)]
+
+
 def golden_rows(name):
     """The rows of tests/golden/NAME as dicts (comment lines skipped)."""
     d = pathlib.Path(os.environ.get("FDP_GOLDEN_DIR", ROOT / "tests" / "golden"))

@@ -6,6 +6,7 @@ import pytest
 
 import fdp
 from fdp import dp_accounting
+from conftest import answers
 from fdp.dp_accounting import (ComposedDpEvent, EpsilonDeltaDpEvent, GaussianDpEvent,
                                LaplaceDpEvent, NeighboringRelation, NonPrivateDpEvent,
                                NoOpDpEvent, PoissonSampledDpEvent, RandomizedResponseDpEvent,
@@ -29,7 +30,7 @@ def dpsgd_epsilon(noise_multiplier, steps, batch_size, n, delta):
 def test_dpsgd_sequence_is_the_certified_upper_end(cli):
     eps = dpsgd_epsilon(1.1, 14062, 256, 60000, 1e-5)
     spec = f"subsampled-gaussian:sigma=1.1,q={256 / 60000!r},times=14062"
-    want = cli("compose", spec, "--delta", "1e-05")["epsilon"][0]
+    want = answers(cli("compose", spec, "--delta", "1e-05"), "epsilon")[0]
     assert eps == want["upper"]
     assert 2.38 < eps < 2.384  # README: [2.380297256, 2.38368497]
 
@@ -39,7 +40,7 @@ def test_interval_beside_the_float_and_delta(cli):
     assert acc.compose(LaplaceDpEvent(10.0), count=100) is acc  # chainable
     i = acc.epsilon_interval(1e-6)
     assert isinstance(i, fdp.Interval) and acc.get_epsilon(1e-6) == i.upper
-    out = cli("compose", "laplace:b=10.0,times=100", "--eps", "3.0")["delta"][0]
+    out = answers(cli("compose", "laplace:b=10.0,times=100", "--eps", "3.0"), "delta")[0]
     assert acc.get_delta(3.0) == out["upper"]
     assert acc.delta_interval(3.0) == (out["lower"], out["upper"])
 
