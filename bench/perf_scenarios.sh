@@ -30,7 +30,7 @@ ROWS=(
   "P8|1150|PLD [opt 3.012620, U 3.027646]|--delta 1e-6|subsampled-gaussian:sigma=1.2,q=0.003,times=3000 laplace:b=20,times=100 gaussian:sigma=10,times=5 epsdelta:eps=0.5,delta=1e-7"
 )
 echo "(load average $(cut -d' ' -f1-3 /proc/loadavg); wall: median of $REPS by $([[ -x $SPAWN ]] && echo fdp_spawn_time || echo date))"
-printf "%-3s %-9s %-9s %-8s %-8s %-9s %s\n" id anchor_ms wall_ms x_faster widest_% met brackets
+printf "%-3s %-9s %-9s %-8s %-8s %-10s %s\n" id anchor_ms wall_ms x_faster widest_% targets_met brackets
 for row in "${ROWS[@]}"; do
   IFS='|' read -r id anchor note queries specs <<< "$row"
   # shellcheck disable=SC2086
@@ -46,6 +46,6 @@ for row in "${ROWS[@]}"; do
   widest=$(echo "$out" | grep -oE "\[[^]]+\]" | tr -d '[]' |
            awk -F', ' '{w = ($2 > 0) ? ($2 - $1) / $2 * 100 : 0; if (w > m) m = w} END {printf "%.3f", m}')
   awk -v id="$id" -v a="$anchor" -v w="$wall" -v wd="$widest" -v b="$brackets" -v n="$note" 'BEGIN {
-    met = (wd <= 0.3 && w <= a / 10) ? "yes" : (wd <= 0.3 ? "width" : (w <= a / 10 ? "time" : "no"));
-    printf "%-3s %-9d %-9.1f %-8.1f %-8s %-9s %s   (%s)\n", id, a, w, a / w, wd, met, b, n }'
+    met = (wd <= 0.3 && w <= a / 10) ? "both" : (wd <= 0.3 ? "width-only" : (w <= a / 10 ? "time-only" : "neither"));
+    printf "%-3s %-9d %-9.1f %-8.1f %-8s %-10s %s   (%s)\n", id, a, w, a / w, wd, met, b, n }'
 done
