@@ -15,6 +15,9 @@
 #include <vector>
 
 #include "../golden/golden_csv.hpp"
+#include "fdp/budget/calibrate.hpp"
+#include "fdp/budget/ledger.hpp"
+#include "fdp/core/error.hpp"
 #include "kind_test_support.hpp"
 #include "fdp/ops/compose.hpp"
 #include "fdp/ops/compose_queries.hpp"
@@ -78,6 +81,26 @@ TEST(MixtureGaussianKind, BadParametersAreRefused) {
 
 namespace fdp {
 namespace {
+
+// The ledger records a mixture and groups equal ones; calibrate solves for
+// its sigma. Both agree with compose on the same composition.
+TEST(MixtureGaussianKind, LedgerAndCalibrate) {
+  const std::string m = "mixture-gaussian:sigma=5,sensitivities=0;1,weights=0.5;0.5";
+  accountant a(5.0, 1e-5);
+  a.add(m);
+  a.add(m + ",times=3");
+  EXPECT_EQ(a.groups(), 1u);
+  const interval spent = a.spent(),
+                 direct = compose({parse_spec(m + ",times=4")}, {}).epsilon(1e-5);
+  EXPECT_LE(spent.lower, direct.upper);
+  EXPECT_LE(direct.lower, spent.upper);
+  const calibration_result r =
+      calibrate("mixture-gaussian:sensitivities=0;1,weights=0.9;0.1,times=10", "sigma", 2.0, 1e-5);
+  EXPECT_LE(r.epsilon.upper, 2.0);
+  const std::string at = "mixture-gaussian:sigma=" + detail::format_value(r.value) +
+                         ",sensitivities=0;1,weights=0.9;0.1,times=10";
+  EXPECT_LE(compose({parse_spec(at)}, {}).epsilon(1e-5).upper, 2.0);
+}
 
 // User-level DP-SGD: K = 3 examples per user at q = 0.1 is the mixture of
 // shifts 0..3 with Binomial(3, 0.1) weights (0.729, 0.243, 0.027, 0.001),

@@ -6,6 +6,7 @@
 // Poisson batch, is subsampled-gaussian:...,group=K). Under add/remove
 // neighbours both orders count (the law carries them). No closed form: the
 // composition is the PLD engine's.
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 
@@ -43,6 +44,41 @@ compose_term term(const spec& s) {
   }
 }
 
+// The ledger's record: sigma, then each shift and weight by position (the
+// law as composed).
+ledger_form ledger(const spec& s, const kinds::stored_points*) {
+  ledger_form f;
+  f.law = term(s).law;
+  f.key_name = "mixture-gaussian";
+  f.key_values.emplace_back("sigma", s.number("sigma"));
+  const std::vector<double> c = number_list(s, "sensitivities"), w = number_list(s, "weights");
+  for (std::size_t i = 0; i < c.size(); ++i) {
+    f.key_values.emplace_back("c" + std::to_string(i), c[i]);
+    f.key_values.emplace_back("w" + std::to_string(i), w[i]);
+  }
+  return f;
+}
+
+// sigma meeting mu-GDP if the composition were that of the largest shift
+// (a start only: the mixture is more private).
+double start_sigma(const spec& probe, double mu) {
+  double top = 1.0;
+  try {
+    const std::vector<double> c = number_list(probe, "sensitivities");
+    top = *std::max_element(c.begin(), c.end());
+  } catch (const std::invalid_argument&) {
+  }
+  return std::max(1e-6, top) * std::sqrt(static_cast<double>(probe.times)) / mu;
+}
+
+std::vector<calibration_param> calibration() {
+  calibration_param sigma;
+  sigma.key = "sigma";
+  sigma.smallest = true;
+  sigma.start = start_sigma;
+  return {sigma, kinds::calibrate_times()};
+}
+
 }  // namespace
 
 spec_kind spec_kind_mixture_gaussian() {
@@ -56,6 +92,8 @@ spec_kind spec_kind_mixture_gaussian() {
             text_key("sensitivities", "C1;C2;...", "the shifts c_i >= 0 (one > 0), ';'-separated"),
             text_key("weights", "P1;P2;...", "their probabilities p_i > 0, summing to 1")};
   k.term = term;
+  k.calibration = calibration();
+  k.ledger = ledger;
   return k;
 }
 
