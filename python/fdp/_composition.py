@@ -80,33 +80,24 @@ class Composition:
     def is_exact(self) -> bool:
         return self._at(DEFAULT_DELTA_HINT).is_exact
 
+    def _tuned(self, deltas, epsilons):
+        # As fdp compose: the library's compose_for_queries (epsilons tuned
+        # for the smallest asked delta with a finite one; deltas on a
+        # composition of their own when the default one leaves them wide).
+        key = (tuple(np.unique(deltas).tolist()), tuple(np.unique(epsilons).tolist()))
+        with self._lock:
+            pair = self._cache.get(key)
+            if pair is None:
+                pair = _fdp.compose_queries(list(self.specs), self.tolerance, self._method,
+                                            self._max_memory, list(key[0]), list(key[1]))
+                self._cache[key] = pair
+            return pair
+
     def _for_deltas(self, deltas: np.ndarray):
-        # As fdp compose (compose_for_queries): tuned for the smallest
-        # positive delta; if that delta has no finite epsilon, for the
-        # smallest asked one that has.
-        pos = deltas[deltas > 0]
-        hint = min(0.5, max(1e-300, float(pos.min()))) if pos.size else DEFAULT_DELTA_HINT
-        c = self._at(hint)
-        if c.is_exact or not math.isinf(c.epsilon(hint)[0]):
-            return c
-        finite = [d for d in np.unique(deltas) if d > hint and not math.isinf(c.epsilon(d)[0])]
-        return self._at(float(finite[0])) if finite else c
+        return self._tuned(deltas, np.empty(0))[0]
 
     def _for_epsilons(self, eps: np.ndarray):
-        # As fdp compose --eps (compose_for_queries): a composition of their
-        # own, refined on the delta brackets, when the default one leaves one
-        # wider than the tolerance.
-        c = self._at(DEFAULT_DELTA_HINT)
-        if c.is_exact or eps.size == 0:
-            return c
-        key = ("eps",) + tuple(np.unique(eps).tolist())
-        with self._lock:
-            d = self._cache.get(key)
-            if d is None:
-                d = _fdp.compose_for_epsilons(list(self.specs), self.tolerance, self._method,
-                                              self._max_memory, list(key[1:]))
-                self._cache[key] = d
-            return d
+        return self._tuned(np.empty(0), eps)[1]
 
     def epsilon(self, delta: Union[float, np.ndarray]):
         """The smallest eps >= 0 with delta(eps) <= delta: an Interval (a Band for arrays).

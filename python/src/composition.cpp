@@ -27,20 +27,6 @@ compose_method method_from(const std::string& m) {
   throw std::invalid_argument("method = '" + m + "' must be one of auto, exact, pld");
 }
 
-std::string grid_limit_name(const composition& c) {
-  switch (c.grid_limited()) {
-    case composition::grid_limit::none:
-      return "none";
-    case composition::grid_limit::refinement_stopped:
-      return "refinement_stopped";
-    case composition::grid_limit::coarsened:
-      return "coarsened";
-    case composition::grid_limit::chernoff_only:
-      return "chernoff_only";
-  }
-  return "none";
-}
-
 // Options as the CLI's defaults, with the ones a caller may set.
 composition compose_texts(const std::vector<std::string>& texts, double tolerance,
                           double delta_hint, const std::string& method, std::size_t max_memory) {
@@ -55,13 +41,14 @@ composition compose_texts(const std::vector<std::string>& texts, double toleranc
   return compose(specs, o);
 }
 
-// The composition that answers delta at these epsilons as fdp compose
-// --eps does (compose_for_queries: a second composition, tuned for the
-// smallest delta and refined on the delta brackets, when the first leaves
-// one wider than the tolerance).
-composition compose_for_epsilons(const std::vector<std::string>& texts, double tolerance,
-                                 const std::string& method, std::size_t max_memory,
-                                 const std::vector<double>& epsilons) {
+// Compositions tuned for queries as fdp compose tunes them
+// (compose_for_queries): (the one answering epsilon at `deltas`, the one
+// answering delta at `epsilons`).
+std::pair<composition, composition> compose_queries(const std::vector<std::string>& texts,
+                                                    double tolerance, const std::string& method,
+                                                    std::size_t max_memory,
+                                                    const std::vector<double>& deltas,
+                                                    const std::vector<double>& epsilons) {
   std::vector<spec> specs;
   for (const auto& t : texts) specs.push_back(parse_spec(t));
   compose_options o;
@@ -69,8 +56,9 @@ composition compose_for_epsilons(const std::vector<std::string>& texts, double t
   o.tolerance = tolerance;
   o.max_memory = max_memory;
   py::gil_scoped_release release;
-  query_compositions q = compose_for_queries(specs, o, {}, epsilons);
-  return q.for_deltas ? std::move(*q.for_deltas) : std::move(q.for_epsilons);
+  query_compositions q = compose_for_queries(specs, o, deltas, epsilons);
+  composition for_deltas = q.delta_source();
+  return {std::move(q.for_epsilons), std::move(for_deltas)};
 }
 
 // A scalar query with the GIL released (a root search or a grid sweep).
@@ -123,13 +111,13 @@ void bind_composition(py::module_& m) {
   cls.def_property_readonly("grid_step", &composition::grid_step);
   cls.def_property_readonly("grid_size", &composition::grid_size);
   cls.def_property_readonly("refinements", &composition::refinements);
-  cls.def_property_readonly("grid_limit", &grid_limit_name);
+  cls.def_property_readonly("grid_limit", &composition::grid_limit_name);
   bind_queries(cls);
   m.def("compose", &compose_texts, py::arg("specs"), py::arg("tolerance") = 3e-3,
         py::arg("delta_hint") = 1e-5, py::arg("method") = "auto",
         py::arg("max_memory") = compose_options::kDefaultMaxMemory);
-  m.def("compose_for_epsilons", &compose_for_epsilons, py::arg("specs"), py::arg("tolerance"),
-        py::arg("method"), py::arg("max_memory"), py::arg("epsilons"));
+  m.def("compose_queries", &compose_queries, py::arg("specs"), py::arg("tolerance"),
+        py::arg("method"), py::arg("max_memory"), py::arg("deltas"), py::arg("epsilons"));
   m.def(
       "parse_spec",
       [](const std::string& text) {

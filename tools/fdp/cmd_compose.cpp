@@ -82,7 +82,7 @@ json numerics_json(const composition& c, const compose_options& opts) {
   g["grid_step"] = c.grid_step();
   g["grid_points"] = c.grid_size();
   g["refinements"] = c.refinements();
-  g["grid_limit"] = grid_limit_name(c);
+  g["grid_limit"] = c.grid_limit_name();
   g["max_memory"] = opts.max_memory;
   return g;
 }

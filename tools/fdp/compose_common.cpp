@@ -81,20 +81,6 @@ std::string grid_limit_note(const composition& c, const compose_options& o) {
   return "";
 }
 
-std::string grid_limit_name(const composition& c) {
-  switch (c.grid_limited()) {
-    case composition::grid_limit::refinement_stopped:
-      return "refinement_stopped";
-    case composition::grid_limit::coarsened:
-      return "coarsened";
-    case composition::grid_limit::chernoff_only:
-      return "chernoff_only";
-    case composition::grid_limit::none:
-      break;
-  }
-  return "none";
-}
-
 std::vector<double> alpha_grid(int points) {
   std::vector<double> xs;
   const int nu = std::max(2, points / 2), nl = std::max(0, points - nu);

@@ -19,7 +19,6 @@ std::size_t parse_memory(const std::string& text, const std::string& what);
 /// One line on how the memory ceiling shaped c's grid ("" when it did not),
 /// and its JSON name (none, refinement_stopped, coarsened, chernoff_only).
 std::string grid_limit_note(const composition& c, const compose_options& o);
-std::string grid_limit_name(const composition& c);
 /// The alpha grid used by curve output: uniform points plus log-spaced points near 0.
 std::vector<double> alpha_grid(int points);
 /// The alphas of curve output: alpha_grid(points) and, for an exact

@@ -1855,6 +1855,20 @@ curve composition::forward_upper_curve() const {
   return envelope_of_lines(std::move(cc), std::move(s));
 }
 
+const char* composition::grid_limit_name() const {
+  switch (grid_limit_) {
+    case grid_limit::refinement_stopped:
+      return "refinement_stopped";
+    case grid_limit::coarsened:
+      return "coarsened";
+    case grid_limit::chernoff_only:
+      return "chernoff_only";
+    case grid_limit::none:
+      break;
+  }
+  return "none";
+}
+
 interval composition::beta(double alpha) const {
   detail::check_alpha(alpha, "composition::beta");
   if (exact_) return exact_form().beta(alpha);

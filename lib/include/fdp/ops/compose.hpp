@@ -181,6 +181,9 @@ class composition {
     chernoff_only,  ///< no composed window fits: upper ends are Chernoff bounds, lower ends trivial
   };
   grid_limit grid_limited() const { return grid_limit_; }
+  /// grid_limited() as a name: "none", "refinement_stopped", "coarsened" or
+  /// "chernoff_only" (the CLI's JSON and the Python package print it).
+  const char* grid_limit_name() const;
 
  private:
   friend composition compose_terms(const std::vector<compose_term>&, const compose_options&);
