@@ -21,6 +21,7 @@
 
 #include "../golden/golden_csv.hpp"
 #include "exact_outcomes.hpp"
+#include "kind_test_support.hpp"
 #include "fdp/budget/classic.hpp"
 #include "fdp/budget/ledger.hpp"
 #include "fdp/core/error.hpp"
@@ -83,14 +84,10 @@ std::string spec_text(double t, int d, int n) {
          ",times=" + std::to_string(n);
 }
 
+// (the truth is itself rounded, in long double: a relative 1e-14 of slack,
+// and 1e-17 absolute for a beta near 0 summed from masses near 1)
 void expect_contains(const interval& b, real truth, const std::string& what) {
-  // (the truth is itself rounded, in long double: a relative 1e-14 of slack,
-  // and 1e-17 absolute for a beta near 0 summed from masses near 1)
-  const real slack = 1e-14L * std::fabs(truth) + 1e-17L;
-  EXPECT_LE(b.lower, truth + slack)
-      << what << ": [" << b.lower << ", " << b.upper << "] vs " << static_cast<double>(truth);
-  EXPECT_GE(b.upper, truth - slack)
-      << what << ": [" << b.lower << ", " << b.upper << "] vs " << static_cast<double>(truth);
+  test::expect_contains(b, truth, what, 1e-14L, 1e-17L);
 }
 
 struct dl_case {

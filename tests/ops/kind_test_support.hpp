@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <string>
 #include <utility>
 #include <vector>
@@ -13,6 +14,16 @@
 #include "fdp/ops/spec.hpp"
 
 namespace fdp::test {
+
+/// b contains truth, up to the truth's own rounding: rel |truth| + abs.
+inline void expect_contains(const interval& b, long double truth, const std::string& what,
+                            long double rel, long double abs) {
+  const long double slack = rel * std::fabs(truth) + abs;
+  EXPECT_LE(b.lower, truth + slack)
+      << what << ": [" << b.lower << ", " << b.upper << "] vs " << static_cast<double>(truth);
+  EXPECT_GE(b.upper, truth - slack)
+      << what << ": [" << b.lower << ", " << b.upper << "] vs " << static_cast<double>(truth);
+}
 
 /// Each text must make `make(text)` throw std::invalid_argument with a
 /// message containing its needle.

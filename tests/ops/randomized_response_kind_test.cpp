@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "exact_outcomes.hpp"
+#include "kind_test_support.hpp"
 #include "fdp/budget/classic.hpp"
 #include "fdp/budget/ledger.hpp"
 #include "fdp/core/error.hpp"
@@ -55,13 +56,9 @@ std::string spec_text(double eps, int k, int n) {
          ",times=" + std::to_string(n);
 }
 
+// (the truth is itself rounded, in long double: a relative 1e-14 of slack)
 void expect_contains(const interval& b, real truth, const std::string& what) {
-  // (the truth is itself rounded, in long double: a relative 1e-14 of slack)
-  const real slack = 1e-14L * std::fabs(truth) + 1e-300L;
-  EXPECT_LE(b.lower, truth + slack)
-      << what << ": [" << b.lower << ", " << b.upper << "] vs " << static_cast<double>(truth);
-  EXPECT_GE(b.upper, truth - slack)
-      << what << ": [" << b.lower << ", " << b.upper << "] vs " << static_cast<double>(truth);
+  test::expect_contains(b, truth, what, 1e-14L, 1e-300L);
 }
 
 struct rr_case {
