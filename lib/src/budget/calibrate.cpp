@@ -35,65 +35,82 @@ const calibration_param* calibration_param_of(const std::string& name, const std
   return nullptr;
 }
 
-class calibrator {
- public:
-  calibrator(const std::string& text, const std::string& param, double target, double delta,
-             const std::vector<std::string>& others, const calibration_options& opt)
-      : param_(param), target_(target), delta_(delta), opt_(opt) {
-    const auto colon = text.find(':');
-    name_ = text.substr(0, colon);
-    rest_ = colon == std::string::npos ? std::string() : text.substr(colon + 1);
-    const auto allowed = calibratable_params(name_);
-    if (allowed.empty()) {
-      // parse_spec names the known spec kinds in its message
-      parse_spec(text);
-      throw std::invalid_argument("calibrate(spec='" + text + "'): spec '" + name_ +
-                                  "' has no parameter to calibrate");
-    }
-    if (std::find(allowed.begin(), allowed.end(), param) == allowed.end()) {
-      std::string list;
-      for (const auto& p : allowed) list += (list.empty() ? "" : ", ") + p;
-      throw std::invalid_argument("calibrate(param='" + param + "'): spec '" + name_ +
-                                  "' can be calibrated in: " + list);
-    }
-    param_def_ = calibration_param_of(name_, param);
-    // the spec must leave the parameter out
-    std::stringstream ss(rest_);
-    std::string item;
-    while (std::getline(ss, item, ',')) {
-      if (item.substr(0, item.find('=')) == param) {
-        throw std::invalid_argument("calibrate(spec='" + text + "'): the spec already sets '" +
-                                    param + "'; leave it out to solve for it");
-      }
-    }
-    // the parameter's direction and range come from its kind (fdp/ops/spec_kind.hpp)
-    integer_ = param == "times";
-    smallest_ = param_def_->smallest;
-    upper_limit_ = param_def_->hi;
-    lower_limit_ = param_def_->lo;
-    for (const auto& o : others) others_.push_back(parse_spec(o));
-    // validate the rest of the spec once (unknown keys, bad numbers)
-    make_term(parse_spec(spec_text(start_value())));
+// The family of a spec text with one parameter left out: the spec at x
+// composed with the fixed others; direction, range and start from the
+// parameter's entry in the spec table (fdp/ops/spec_kind.hpp).
+calibration_family spec_family(const std::string& text, const std::string& param, double target,
+                               double delta, const std::vector<std::string>& others) {
+  const auto colon = text.find(':');
+  const std::string name = text.substr(0, colon);
+  const std::string rest = colon == std::string::npos ? std::string() : text.substr(colon + 1);
+  const auto allowed = calibratable_params(name);
+  if (allowed.empty()) {
+    // parse_spec names the known spec kinds in its message
+    parse_spec(text);
+    throw std::invalid_argument("calibrate(spec='" + text + "'): spec '" + name +
+                                "' has no parameter to calibrate");
   }
-
-  std::string spec_text(double x) const {
-    const std::string v = integer_ ? std::to_string(static_cast<long long>(x)) : fmt_exact(x);
-    return name_ + ":" + rest_ + (rest_.empty() ? "" : ",") + param_ + "=" + v;
+  if (std::find(allowed.begin(), allowed.end(), param) == allowed.end()) {
+    std::string list;
+    for (const auto& p : allowed) list += (list.empty() ? "" : ", ") + p;
+    throw std::invalid_argument("calibrate(param='" + param + "'): spec '" + name +
+                                "' can be calibrated in: " + list);
   }
-
+  // the spec must leave the parameter out
+  std::stringstream ss(rest);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    if (item.substr(0, item.find('=')) == param) {
+      throw std::invalid_argument("calibrate(spec='" + text + "'): the spec already sets '" +
+                                  param + "'; leave it out to solve for it");
+    }
+  }
+  const calibration_param* def = calibration_param_of(name, param);
+  calibration_family f;
+  f.param = param;
+  f.integer = param == "times";
+  f.smallest = def->smallest;
+  f.lo = def->lo;
+  f.hi = def->hi;
+  f.first_step = def->first_step;
+  for (const auto& o : others) f.limit.push_back(parse_spec(o));
+  auto text_at = [name, rest, param, integer = f.integer](double x) {
+    const std::string v = integer ? std::to_string(static_cast<long long>(x)) : fmt_exact(x);
+    return name + ":" + rest + (rest.empty() ? "" : ",") + param + "=" + v;
+  };
+  f.specs_at = [text_at, fixed = f.limit](double x) {
+    std::vector<spec> specs{parse_spec(text_at(x))};
+    specs.insert(specs.end(), fixed.begin(), fixed.end());
+    return specs;
+  };
   // A rough start from GDP / the CLT (only a starting point; never trusted):
   // the kind's, from the spec with the parameter set to 1.
-  double start_value() const {
-    const double mu = std::max(1e-6, std::min(50.0, gdp_mu(target_, delta_)));
-    const spec probe = [&] {
-      try {
-        return parse_spec(spec_text(1.0));
-      } catch (const std::invalid_argument&) {
-        return spec{};
-      }
-    }();
-    return param_def_->start ? param_def_->start(probe, mu) : 1.0;
+  const double mu = std::max(1e-6, std::min(50.0, gdp_mu(target, delta)));
+  const spec probe = [&] {
+    try {
+      return parse_spec(text_at(1.0));
+    } catch (const std::invalid_argument&) {
+      return spec{};
+    }
+  }();
+  f.start = def->start ? def->start(probe, mu) : 1.0;
+  // validate the rest of the spec once (unknown keys, bad numbers)
+  make_term(parse_spec(text_at(f.start)));
+  return f;
+}
+
+class calibrator {
+ public:
+  calibrator(const calibration_family& family, double target, double delta,
+             const calibration_options& opt)
+      : family_(family), param_(family.param), target_(target), delta_(delta), opt_(opt) {
+    integer_ = family.integer;
+    smallest_ = family.smallest;
+    upper_limit_ = family.hi;
+    lower_limit_ = family.lo;
   }
+
+  double start_value() const { return family_.start; }
 
   evaluation eval(double x, double tol) {
     auto it = cache_.find(x);
@@ -103,8 +120,7 @@ class calibrator {
                              std::to_string(opt_.max_evaluations) + " evaluations");
     }
     ++evaluations_;
-    std::vector<spec> specs{parse_spec(spec_text(x))};
-    specs.insert(specs.end(), others_.begin(), others_.end());
+    const std::vector<spec> specs = family_.specs_at(x);
     compose_options co;
     co.tolerance = tol;
     co.delta_hint = std::max(delta_, 1e-300);
@@ -153,11 +169,11 @@ class calibrator {
   // mechanism never lowers epsilon), and the search would only wander into
   // extreme values.
   void check_limit() {
-    if (others_.empty()) return;
+    if (family_.limit.empty()) return;
     compose_options co;
     co.tolerance = opt_.search_tolerance;
     co.delta_hint = std::max(delta_, 1e-300);
-    const interval e = compose(others_, co).epsilon(delta_);
+    const interval e = compose(family_.limit, co).epsilon(delta_);
     ++evaluations_;
     if (!(e.upper < target_)) {
       throw std::invalid_argument("calibrate: no value of " + param_ + " meets epsilon <= " +
@@ -205,7 +221,7 @@ class calibrator {
   }
 
   bool walk_to_infeasible(calibration_result& r, root_bracket& b) {
-    for (double step = param_def_->first_step;; step = widened(step)) {
+    for (double step = family_.first_step;; step = widened(step)) {
       const double nx = smallest_ ? b.f / step : std::min(upper_limit_, b.f * step);
       if (!smallest_ && b.f >= upper_limit_) {
         r.value = r.lo = r.hi = b.f;
@@ -226,7 +242,7 @@ class calibrator {
 
   void walk_to_feasible(root_bracket& b) {
     const double ts = opt_.search_tolerance;
-    for (double step = param_def_->first_step;; step = widened(step)) {
+    for (double step = family_.first_step;; step = widened(step)) {
       const double nx = smallest_ ? b.g * step : b.g / step;
       if (nx > upper_limit_ || nx < lower_limit_) {
         const interval e = eval(b.g, ts).eps;
@@ -420,7 +436,7 @@ class calibrator {
     if (!feasible(f, tol)) {
       const interval e = eval(1.0, tol).eps;
       throw std::invalid_argument(
-          "calibrate: even times=1 exceeds epsilon <= " + fmt_exact(target_) +
+          "calibrate: even " + param_ + "=1 exceeds epsilon <= " + fmt_exact(target_) +
           " at delta = " + fmt_exact(delta_) + " (certified epsilon " + fmt_exact(e.upper) + ")");
     }
     // Bracket: f feasible, g not. Steps of at least 2x, larger while epsilon
@@ -491,13 +507,12 @@ class calibrator {
     r.certified_gap = gap(b);
   }
 
-  std::string param_, name_, rest_;
-  const calibration_param* param_def_ = nullptr;
+  calibration_family family_;
+  std::string param_;
   double target_, delta_;
   calibration_options opt_;
   bool integer_ = false, smallest_ = true;
   double upper_limit_ = 1e12, lower_limit_ = 1e-12;
-  std::vector<spec> others_;
   std::map<double, evaluation> cache_;
   int evaluations_ = 0;
 };
@@ -518,9 +533,23 @@ calibration_result calibrate(const std::string& spec_text, const std::string& pa
   detail::require(std::isfinite(target_eps) && target_eps > 0, "calibrate", "eps", target_eps,
                   "must be finite and > 0");
   detail::require(delta > 0 && delta < 1, "calibrate", "delta", delta, "must be in (0, 1)");
+  return calibrate_family(spec_family(spec_text, param, target_eps, delta, others), target_eps,
+                          delta, opt);
+}
+
+calibration_result calibrate_family(const calibration_family& family, double target_eps,
+                                    double delta, const calibration_options& opt) {
+  detail::require(std::isfinite(target_eps) && target_eps > 0, "calibrate", "eps", target_eps,
+                  "must be finite and > 0");
+  detail::require(delta > 0 && delta < 1, "calibrate", "delta", delta, "must be in (0, 1)");
+  detail::require(family.lo > 0 && family.lo < family.hi, "calibrate", "lo", family.lo,
+                  "must be in (0, hi)");
   detail::require(opt.final_tolerance > 0 && opt.final_tolerance < 0.1, "calibrate",
                   "final_tolerance", opt.final_tolerance, "must be in (0, 0.1)");
-  calibrator c(spec_text, param, target_eps, delta, others, opt);
+  if (!family.specs_at) throw std::invalid_argument("calibrate: the family has no specs_at");
+  if (family.integer && family.smallest)
+    throw std::invalid_argument("calibrate: integer parameters are solved for the largest value");
+  calibrator c(family, target_eps, delta, opt);
   return c.run();
 }
 

@@ -84,6 +84,32 @@ calibration_result calibrate(const std::string& spec_text, const std::string& pa
                              const std::vector<std::string>& others = {},
                              const calibration_options& opt = {});
 
+/// A one-parameter family of compositions: calibrate_family() finds the
+/// parameter value whose certified epsilon meets the target, with the same
+/// search and the same promise as calibrate() (which builds one of these
+/// from a spec text). For several specs tied to one parameter (one sigma
+/// over several DP-SGD phases), or a parameter that moves several keys
+/// (a batch size sets both q and the step count).
+struct calibration_family {
+  std::string param;  ///< its name in answers and messages
+  /// The composition at the parameter value x.
+  std::function<std::vector<spec>(double)> specs_at;
+  /// The privacy loss falls as x grows: the smallest feasible x is sought
+  /// (sigma); else the largest (q, times). Integer parameters: largest only.
+  bool smallest = true;
+  bool integer = false;          ///< x is an integer >= 1 (the search starts at 1)
+  double lo = 1e-12, hi = 1e12;  ///< search range
+  double start = 1.0;            ///< a rough start (a GDP / CLT estimate; never trusted)
+  double first_step = 2.0;       ///< first factor of the bracketing search
+  /// The composition where the parameter contributes nothing (x -> inf for
+  /// sigma): if it misses the target already, no value can meet it. Empty:
+  /// not checked.
+  std::vector<spec> limit;
+};
+
+calibration_result calibrate_family(const calibration_family& family, double target_eps,
+                                    double delta, const calibration_options& opt = {});
+
 /// The parameters calibrate() accepts for a spec name, e.g. {"sigma", "q",
 /// "sensitivity", "times"} for subsampled-gaussian.
 std::vector<std::string> calibratable_params(const std::string& spec_name);
