@@ -73,8 +73,10 @@ def main():
         mu_steps = clt_mu(p, T_steps, sigma)
         eps_steps = pl.gdp_eps(mu_steps, delta)
 
+        # (the paper counts T = ceil(E n / B) over the run: fdp's 'total' rule;
+        # fdp's default counts ceil(n/B) per epoch, as a real loader runs)
         d = fdp.json("dpsgd", "--sigma", sigma, "--epochs", epochs, "--dataset-size", n,
-                     "--batch-size", B, "--delta", delta)
+                     "--batch-size", B, "--delta", delta, "--steps-per-epoch", "total", "--mu")
         assert d["assumptions"]["steps"] == T_steps, (d["assumptions"]["steps"], T_steps)
         # 1. the paper's CLT numbers, recomputed from its formula
         if pub is not None:
@@ -109,7 +111,7 @@ def main():
         if ma is not None and abs(ma[0] - sigma) > 1e-12:
             # the MA run used a larger sigma: certify that one too
             d2 = fdp.json("dpsgd", "--sigma", ma[0], "--epochs", epochs, "--dataset-size", n,
-                          "--batch-size", B, "--delta", delta, "--no-mu")
+                          "--batch-size", B, "--delta", delta, "--steps-per-epoch", "total")
             lo2, hi2 = pl.answer(d2, "epsilon")["lower"], pl.answer(d2, "epsilon")["upper"]
             rep.row("%s: MA eps (sigma=%g) >= certified lower [%s]" % (name, ma[0], src),
                     "%.2f" % ma[1], "[%.4f, %.4f]" % (lo2, hi2), ma[1] >= lo2,
@@ -138,7 +140,7 @@ def figure(fdp, outdir):
         clt, lo, hi = [], [], []
         for e in eps_grid:
             d = fdp.json("dpsgd", "--sigma", sigma, "--epochs", e, "--dataset-size", 60000,
-                         "--batch-size", 256, "--delta", 1e-5, "--no-mu")
+                         "--batch-size", 256, "--delta", 1e-5, "--steps-per-epoch", "total")
             clt.append(d["clt"]["estimates"][0]["epsilon"])
             lo.append(pl.answer(d, "epsilon")["lower"])
             hi.append(pl.answer(d, "epsilon")["upper"])

@@ -47,8 +47,13 @@ void bind_dpsgd(py::module_& m) {
       py::arg("q"), py::arg("sigma"), py::arg("steps"), py::arg("delta"),
       py::arg("sampling") = "poisson", py::arg("neighbours") = "add-remove",
       py::arg("sensitivity") = 0.0, py::arg("gdp_summary") = true);
-  m.def("dpsgd_steps", &dpsgd_steps, py::arg("epochs"), py::arg("dataset_size"),
-        py::arg("batch_size"));
+  m.def(
+      "dpsgd_steps",
+      [](double epochs, std::int64_t n, std::int64_t b, const std::string& rule) {
+        return dpsgd_steps(epochs, n, b, parse_epoch_steps_rule(rule));
+      },
+      py::arg("epochs"), py::arg("dataset_size"), py::arg("batch_size"),
+      py::arg("steps_per_epoch") = "ceil");
 }
 
 }  // namespace fdp::python

@@ -31,7 +31,7 @@ def test_calibrate_with_others_and_an_integer_parameter():
 
 def test_dpsgd_matches_cli(cli):
     r = fdp.dpsgd(sigma=1.1, q=float(Q), steps=14062, delta=1e-5)
-    want = cli("dpsgd", "--q", Q, "--sigma", "1.1", "--steps", "14062", "--delta", "1e-5")
+    want = cli("dpsgd", "--q", Q, "--sigma", "1.1", "--steps", "14062", "--delta", "1e-5", "--mu")
     e = answers(want, "epsilon")[0]
     assert r.epsilon == (e["lower"], e["upper"])
     assert r.mu == (want["mu"]["lower"], want["mu"]["upper"])

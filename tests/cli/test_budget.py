@@ -144,14 +144,15 @@ def test_dpsgd(fdp):
         c = j["clt"]
         if c["is_bound"] is not False or abs(c["estimates"][0]["epsilon"] - clt) > 1e-3:
             fail("dpsgd q=%s: clt %r (want epsilon %r, is_bound false)" % (q, c, clt))
+    # (Bu et al. count T = ceil(E N / B) over the run: --steps-per-epoch total)
     j = run_json(fdp, "dpsgd", "--sigma", "1.06", "--epochs", "20", "--dataset-size", "60000",
-                 "--batch-size", "256", "--delta", "1e-5", "--no-mu")
+                 "--batch-size", "256", "--delta", "1e-5", "--steps-per-epoch", "total")
     if j:
         if (j["assumptions"]["steps"] != 4688 or abs(j["clt"]["mu"] - 0.35) > 0.005
                 or abs(j["clt"]["estimates"][0]["epsilon"] - 1.34) > 0.005):
             fail("dpsgd Bu et al. example 1: %r" % j)
     j = run_json(fdp, "dpsgd", "--sigma", "0.638", "--epochs", "70", "--dataset-size", "60000",
-                 "--batch-size", "256", "--delta", "1e-5", "--no-mu")
+                 "--batch-size", "256", "--delta", "1e-5", "--steps-per-epoch", "total")
     if j and (abs(j["clt"]["mu"] - 1.78) > 0.005 or abs(j["clt"]["estimates"][0]["epsilon"] - 8.697) > 0.01):
         fail("dpsgd Bu et al. example 2: %r" % j["clt"])
     code, out, err = run(fdp, "dpsgd", "--q", "0.01", "--sigma", "1", "--steps", "100", "--delta", "1e-5")
@@ -183,6 +184,64 @@ def test_dpsgd(fdp):
     expect_bad(fdp, ["dpsgd", "--sigma", "1", "--epochs", "2", "--dataset-size", "100", "--delta", "1e-5"],
                "--batch-size")
     expect_bad(fdp, base + ["extra"], "extra")
+
+
+def test_dpsgd_one_call(fdp):
+    """Solving for sigma, epochs and batch size; step rules; deltas; phases; mu-above."""
+    run_args = ["dpsgd", "--dataset-size", "50000", "--batch-size", "512", "--epochs", "30", "--delta", "1e-5"]
+    j = run_json(fdp, *(run_args + ["--eps", "3"]))
+    if j:
+        sigma = j["solve"]["value"]
+        # a PyTorch loader without drop_last runs ceil(50000/512) = 98 steps per epoch
+        if j["assumptions"]["steps"] != 2940 or j["assumptions"]["steps_per_epoch"] != "ceil":
+            fail("dpsgd solve: steps %r" % j["assumptions"])
+        if not answer(j, "epsilon")["upper"] <= 3 or j["solve"]["parameter"] != "sigma":
+            fail("dpsgd solve sigma overshoots: %r" % j)
+        # checked by separate accounting runs: the answer meets the target,
+        # 1% less noise does not
+        k = run_json(fdp, "dpsgd", "--q", "0.01024", "--sigma", repr(sigma), "--steps", "2940", "--delta", "1e-5")
+        if k and not answer(k, "epsilon")["upper"] <= 3.0005:
+            fail("dpsgd solved sigma %r re-accounted: %r" % (sigma, answer(k, "epsilon")))
+        k = run_json(fdp, "dpsgd", "--q", "0.01024", "--sigma", repr(0.99 * sigma), "--steps", "2940", "--delta", "1e-5")
+        if k and not answer(k, "epsilon")["lower"] > 3:
+            fail("dpsgd: 0.99 sigma %r still meets the target: %r" % (sigma, answer(k, "epsilon")))
+    for rule, steps in (("floor", 2910), ("total", 2930), ("100", 3000)):
+        j = run_json(fdp, *(run_args + ["--sigma", "1", "--steps-per-epoch", rule]))
+        if j and j["assumptions"]["steps"] != steps:
+            fail("dpsgd --steps-per-epoch %s: %r steps, want %d" % (rule, j["assumptions"]["steps"], steps))
+    j = run_json(fdp, "dpsgd", "--sigma", "1", "--dataset-size", "60000", "--batch-size", "256",
+                 "--eps", "2", "--delta", "1e-5", "--solve", "epochs")
+    if j:
+        e = int(j["solve"]["value"])
+        k = run_json(fdp, "dpsgd", "--sigma", "1", "--dataset-size", "60000", "--batch-size", "256",
+                     "--epochs", str(e + 1), "--delta", "1e-5")
+        if not (answer(j, "epsilon")["upper"] <= 2 and answer(k, "epsilon")["lower"] > 2):
+            fail("dpsgd --solve epochs: %d epochs %r, %d: %r" % (e, answer(j, "epsilon"), e + 1, answer(k, "epsilon")))
+    j = run_json(fdp, "dpsgd", "--q", "0.01", "--sigma", "1", "--steps", "1000", "--delta", "1e-5",
+                 "--delta", "1e-7", "--mu-above", "1e-6", "--mu")
+    if j:
+        e5, e7 = j["queries"][0]["epsilon"], j["queries"][1]["epsilon"]
+        if not (j["queries"][1]["delta"] == 1e-7 and e7["lower"] > e5["upper"]):
+            fail("dpsgd several deltas: %r" % j["queries"])
+        w, whole = j["mu_above"]["mu"], j["mu"]
+        if not (w["lower"] <= w["upper"] < whole["upper"] and j["mu_above"]["level"] == 1e-6):
+            fail("dpsgd --mu-above: %r against the whole curve %r" % (w, whole))
+    j = run_json(fdp, "dpsgd", "--dataset-size", "60000", "--phase", "batch-size=256,epochs=1",
+                 "--phase", "q=0.02,steps=100,sigma=2", "--sigma", "1", "--delta", "1e-5")
+    if j and (j["assumptions"]["steps"] != 235 + 100 or len(j["assumptions"]["phases"]) != 2
+              or j["assumptions"]["phases"][1]["sigma"] != 2):
+        fail("dpsgd phases: %r" % j["assumptions"])
+    expect_bad(fdp, run_args + ["--eps", "3", "--delta", "1e-6"], "one --delta")
+    expect_bad(fdp, run_args + ["--eps", "3", "--solve", "noise"], "--solve")
+    expect_bad(fdp, ["dpsgd", "--dataset-size", "50000", "--batch-size", "512", "--delta", "1e-5",
+                     "--eps", "3", "--solve", "epochs"], "--sigma")
+    expect_bad(fdp, run_args + ["--eps", "3", "--sigma", "1", "--solve", "epochs"], "leave --epochs out")
+    expect_bad(fdp, run_args + ["--sigma", "1", "--mu-above", "0.7"], "--mu-above")
+    expect_bad(fdp, run_args + ["--sigma", "1", "--steps-per-epoch", "sometimes"], "--steps-per-epoch")
+    expect_bad(fdp, ["dpsgd", "--dataset-size", "100", "--phase", "q=2,steps=1", "--sigma", "1",
+                     "--delta", "1e-5"], "--phase")
+    expect_bad(fdp, ["dpsgd", "--q", "0.01", "--sigma", "1", "--delta", "1e-5",
+                     "--eps", "1e-9", "--solve", "steps"], "steps=1")
 
 
 # ---------------------------------------------------------------- compare
@@ -325,6 +384,7 @@ def main():
         t0 = time.time()
         test_calibrate(fdp)
         test_dpsgd(fdp)
+        test_dpsgd_one_call(fdp)
         test_compare(fdp)
         test_ledger(fdp, tmp)
         print("test_budget: %.1f s" % (time.time() - t0))

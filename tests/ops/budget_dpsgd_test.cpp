@@ -46,7 +46,10 @@ TEST(Dpsgd, ScenarioReferencesAreInsideTheBracket) {
 TEST(Dpsgd, BuDongLongSuPublishedExamples) {
   // p = 256/60000, sigma = 1.06, 20 epochs -> mu = 0.35, (1.34, 1e-5)-DP;
   // sigma = 0.638, 70 epochs -> mu = 1.78, epsilon 8.68 (8.697 unrounded).
-  const std::int64_t T20 = dpsgd_steps(20, 60000, 256), T70 = dpsgd_steps(70, 60000, 256);
+  // (they count T = ceil(E N / B) over the run: the 'total' rule)
+  const auto total = epoch_steps_rule::total;
+  const std::int64_t T20 = dpsgd_steps(20, 60000, 256, total),
+                     T70 = dpsgd_steps(70, 60000, 256, total);
   EXPECT_EQ(T20, 4688);   // 4687.5 rounded up
   EXPECT_EQ(T70, 16407);  // 16406.25 rounded up
   const double q = 256.0 / 60000.0;

@@ -56,9 +56,7 @@ TEST(GdpWindow, EpsDeltaHasAFiniteMuOnEveryWindowButNotOverall) {
   // holds on all of [0, 1]; on a window one does, and it grows as the
   // level falls below delta
   const double e = std::exp(1.0), delta = 1e-3;
-  auto f = [e, delta](double a) {
-    return std::max({0.0, 1 - delta - e * a, (1 - delta - a) / e});
-  };
+  auto f = [e, delta](double a) { return std::max({0.0, 1 - delta - e * a, (1 - delta - a) / e}); };
   double previous = 0.0;
   for (double level : {1e-2, 1e-4, 1e-8}) {
     const double truth_below = dense_sup(f, level);
@@ -93,8 +91,7 @@ TEST(GdpWindow, DpsgdWindowIsFiniteWhereTheWholeCurveIsNot) {
   // the certified brackets' own lower side
   compose_options o;
   o.delta_hint = 1e-8;
-  const composition c =
-      compose({parse_spec("subsampled-gaussian:sigma=1,q=0.01,times=1000")}, o);
+  const composition c = compose({parse_spec("subsampled-gaussian:sigma=1,q=0.01,times=1000")}, o);
   const interval whole = c.mu();
   const interval w = gdp_mu_above(c, 1e-6);
   EXPECT_LE(w.lower, w.upper);

@@ -1,196 +1,270 @@
-// fdp dpsgd: certified epsilon of DP-SGD beside the CLT estimate.
+// fdp dpsgd: DP-SGD in one call: the certified epsilon of a run (or the
+// noise multiplier, steps, epochs or batch size that meets a target),
+// with the step count, sampling scheme and neighbour relation it assumed.
 #include <cmath>
 #include <iostream>
 
 #include "cli.hpp"
+#include "dpsgd_run.hpp"
 #include "fdp/budget/dpsgd.hpp"
 #include "fdp/core/error.hpp"
+#include "fdp/ops/convert.hpp"
 
 namespace fdp::cli {
 namespace {
 
-// --dataset-size N and --batch-size B, given together or not at all.
-struct batching {
-  bool given = false;
-  long long dataset_size = 0, batch_size = 0;
-};
-
-batching batching_from(const args& a) {
-  const bool have_n = a.has("dataset-size"), have_b = a.has("batch-size");
-  batching bt;
-  if (have_n) bt.dataset_size = a.integer_or("dataset-size", 0, 1, 1000000000000000LL);
-  if (have_b) bt.batch_size = a.integer_or("batch-size", 0, 1, 1000000000000000LL);
-  if (have_n != have_b) throw usage_error("--dataset-size and --batch-size go together");
-  bt.given = have_n;
-  if (bt.given && bt.batch_size > bt.dataset_size) {
-    throw usage_error("--batch-size = " + std::to_string(bt.batch_size) +
-                      " must be <= --dataset-size = " + std::to_string(bt.dataset_size));
-  }
-  return bt;
+std::vector<dpsgd_phase> phases(const dpsgd_config& c) {
+  std::vector<dpsgd_phase> ps{{c.q, c.sigma, c.steps}};
+  ps.insert(ps.end(), c.later_phases.begin(), c.later_phases.end());
+  return ps;
 }
 
-// q: --q, or B/N; both only when they agree.
-double sampling_rate(const args& a, const batching& bt) {
-  if (!a.has("q")) {
-    if (!bt.given)
-      throw usage_error("--q is required (or --dataset-size N --batch-size B, giving q = B/N)");
-    return static_cast<double>(bt.batch_size) / static_cast<double>(bt.dataset_size);
-  }
-  const double q = a.number("q", 0, 1, true, false);
-  if (bt.given) {
-    const double qb = static_cast<double>(bt.batch_size) / static_cast<double>(bt.dataset_size);
-    if (std::fabs(q - qb) > 1e-9 * qb) {
-      // (the shortest decimals that read back: 0.1, not 0.10000000000000001)
-      throw usage_error("--q = " + detail::format_value(q) +
-                            " disagrees with --batch-size / --dataset-size = " +
-                            detail::format_value(qb) + " (give one or make them agree)",
-                        "q");
-    }
-  }
-  return q;
+std::vector<double> deltas(const dpsgd_config& c) {
+  std::vector<double> ds{c.delta};
+  ds.insert(ds.end(), c.more_deltas.begin(), c.more_deltas.end());
+  return ds;
 }
 
-// The DP-SGD run to account for, and its epochs when given as such.
-struct dpsgd_run {
-  dpsgd_config config;
-  double epochs = 0;  ///< 0: --steps was given
-};
-
-// T: --steps, or ceil(E N / B) from --epochs.
-void set_steps(const args& a, const batching& bt, dpsgd_run& run) {
-  if (a.has("steps") && a.has("epochs"))
-    throw usage_error("give either --steps or --epochs, not both");
-  if (a.has("steps")) {
-    run.config.steps = a.integer_or("steps", 0, 1, 1000000000000LL);
-  } else if (a.has("epochs")) {
-    run.epochs = a.number("epochs", 0, 1e9, true);
-    if (!bt.given) throw usage_error("--epochs needs --dataset-size and --batch-size");
-    run.config.steps = dpsgd_steps(run.epochs, bt.dataset_size, bt.batch_size);
-  } else {
-    throw usage_error("give --steps T, or --epochs E with --dataset-size N and --batch-size B");
-  }
+std::vector<interval> epsilons(const dpsgd_report& r) {
+  std::vector<interval> es{r.epsilon};
+  es.insert(es.end(), r.more_epsilons.begin(), r.more_epsilons.end());
+  return es;
 }
 
-dpsgd_run dpsgd_run_from(const args& a) {
-  if (!a.positional().empty()) throw usage_error("unexpected argument '" + a.positional()[0] + "'");
-  dpsgd_run run;
-  dpsgd_config& c = run.config;
-  c.sigma = a.number("sigma", 0, 1e300, true);
-  c.delta = a.number("delta", 0, 1, true, true);
-  c.sampling = parse_sampling(a.value_or("sampling", "poisson"));
-  c.neighbours = parse_neighbours(a.value_or("neighbours", "add-remove"));
-  c.sensitivity = a.number_or("sensitivity", 0.0, 0, 1e300, true);
-  c.tolerance = a.number_or("tolerance", c.tolerance, 0, 0.5, true, true);
-  const batching bt = batching_from(a);
-  c.q = sampling_rate(a, bt);
-  set_steps(a, bt, run);
-  c.gdp_summary = !a.flag("no-mu");
-  return run;
+// Where the CLT estimate falls against the certified bracket, in words: it
+// is an approximation and can miss on either side.
+std::string clt_relation(double clt_eps, const interval& certified) {
+  if (clt_eps < certified.lower) return "below the certified bracket: it under-states epsilon here";
+  if (clt_eps > certified.upper) return "above the certified bracket: it over-states epsilon here";
+  return "inside the certified bracket here";
 }
 
 // What the bound assumes: the run accounted for and how it was sampled.
-json dpsgd_assumptions(const dpsgd_run& run, const dpsgd_report& r) {
-  const dpsgd_config& c = run.config;
+json assumptions_json(const dpsgd_run& run, const dpsgd_config& c, const dpsgd_report& r) {
   json as;
   as["sampling"] = to_string(c.sampling);
   as["neighbours"] = to_string(c.neighbours);
   as["q"] = c.q;
   as["sigma"] = c.sigma;
-  as["steps"] = c.steps;
-  if (run.epochs > 0) as["epochs"] = run.epochs;
+  std::int64_t total = 0;
+  json ph = json::array();
+  for (const auto& p : phases(c)) {
+    total += p.steps;
+    ph.push_back({{"q", p.q}, {"sigma", p.sigma}, {"steps", p.steps}});
+  }
+  as["steps"] = total;
+  if (ph.size() > 1) as["phases"] = ph;
+  const phase_origin& o = run.origins.front();
+  if (o.epochs > 0) as["epochs"] = o.epochs;
+  if (o.epochs > 0 || (run.solve && run.solve->param == "epochs"))
+    as["steps_per_epoch"] = run.exact_per_epoch > 0 ? std::string("exact") : to_string(run.rule);
+  if (run.dataset_size > 0) as["dataset_size"] = run.dataset_size;
   as["sensitivity"] = r.sensitivity;
   as["tolerance"] = c.tolerance;
   return as;
 }
 
-json dpsgd_json(const dpsgd_run& run, const dpsgd_report& r) {
-  const dpsgd_config& c = run.config;
+json solve_json(const dpsgd_solution& s) {
+  const calibration_result& r = s.calibration;
+  return {{"parameter", r.param},
+          {"value", num(r.value)},
+          {"direction", r.smallest ? "smallest" : "largest"},
+          {"bracket", bracket(r.lo, r.hi)},
+          {"at_limit", r.at_limit},
+          {"optimum_bound", num(r.certified_optimum_bound)},
+          {"certified_gap", num(r.certified_gap)}};
+}
+
+json dpsgd_json(const dpsgd_run& run, const dpsgd_config& c, const dpsgd_report& r,
+                const dpsgd_solution* s) {
   json out = envelope("dpsgd");
-  out["queries"] =
-      json::array({query("delta", c.delta, "epsilon", bracket(r.epsilon.lower, r.epsilon.upper))});
+  json qs = json::array();
+  const auto ds = deltas(c);
+  const auto es = epsilons(r);
+  for (std::size_t i = 0; i < ds.size(); ++i)
+    qs.push_back(query("delta", ds[i], "epsilon", bracket(es[i].lower, es[i].upper)));
+  out["queries"] = qs;
+  if (s) {
+    out["solve"] = solve_json(*s);
+    out["target"] = {{"delta", c.delta}, {"epsilon", run.solve->target_epsilon}};
+  }
   if (r.has_mu) out["mu"] = bracket(r.mu.lower, r.mu.upper);
+  if (c.mu_above > 0)
+    out["mu_above"] = {{"level", c.mu_above},
+                       {"mu", bracket(r.mu_window.lower, r.mu_window.upper)}};
   json clt;
   clt["applicable"] = true;
   clt["mu"] = num(r.clt_mu);
-  clt["estimates"] = json::array({query("delta", c.delta, "epsilon", num(r.clt_epsilon))});
+  json ce = json::array();
+  for (double d : ds) ce.push_back(query("delta", d, "epsilon", num(gdp_eps(r.clt_mu, d))));
+  clt["estimates"] = ce;
   clt["is_bound"] = false;
   clt["formula"] = r.clt_formula;
   clt["note"] =
-      "central-limit approximation, not a bound; on DP-SGD it typically under-states epsilon";
+      "central-limit approximation, not a bound; " + clt_relation(r.clt_epsilon, r.epsilon);
   out["clt"] = clt;
   out["route"] = r.route;
-  out["assumptions"] = dpsgd_assumptions(run, r);
-  out["timing"] = timing(r.seconds);
+  out["assumptions"] = assumptions_json(run, c, r);
+  out["timing"] = timing(r.seconds + (s ? s->calibration.seconds : 0.0));
   return out;
 }
 
-void print_dpsgd(const dpsgd_run& run, const dpsgd_report& r) {
-  const dpsgd_config& c = run.config;
-  std::cout << "DP-SGD: " << to_string(c.sampling) << " sampling (q = " << fmt(c.q)
-            << "), sigma = " << fmt(c.sigma) << ", " << c.steps << " steps"
-            << (run.epochs > 0 ? " (" + fmt(run.epochs) + " epochs, ceil(E N / B))" : std::string())
-            << ", " << to_string(c.neighbours) << " neighbours (sensitivity " << fmt(r.sensitivity)
-            << " C), delta = " << fmt(c.delta) << "\n";
-  std::cout << "  certified epsilon:          [" << fmt_down(r.epsilon.lower) << ", "
-            << fmt_up(r.epsilon.upper) << "]   (a bound: epsilon <= " << fmt_up(r.epsilon.upper)
-            << ")\n";
-  if (r.has_mu) {
-    std::cout << "  GDP summary mu:             [" << fmt_down(r.mu.lower) << ", "
-              << fmt_up(r.mu.upper) << "]   (smallest mu with f >= G_mu)\n";
-  }
+// "q = 0.01024 (B/N = 512/50000), sigma = 1.1, 2940 steps (30 epochs x 98 ...)"
+std::string phase_text(const dpsgd_run& run, const dpsgd_phase& p, const phase_origin& o) {
+  std::string t = "q = " + fmt(p.q);
+  if (o.batch_size > 0)
+    t += " (B/N = " + std::to_string(o.batch_size) + "/" + std::to_string(run.dataset_size) + ")";
+  t += ", sigma = " + fmt(p.sigma) + ", " + std::to_string(p.steps) + " steps";
+  if (o.epochs > 0)
+    t += " (" + fmt(o.epochs) + " epochs; " + steps_rule_text(run, o.batch_size) + ")";
+  return t;
+}
+
+void print_solution(const dpsgd_run& run, const dpsgd_solution& s) {
+  const calibration_result& r = s.calibration;
+  const bool integer = r.param != "sigma";
+  std::cout << "  solved: " << r.param << " = " << (integer ? fmt(r.value, 15) : fmt(r.value))
+            << "   (the " << (r.smallest ? "smallest" : "largest") << " " << r.param
+            << " found whose certified epsilon at delta = " << fmt(s.config.delta)
+            << " is <= " << fmt(run.solve->target_epsilon)
+            << (r.at_limit ? "; the end of its range" : "") << ")\n";
+  if (integer && !r.at_limit && std::isfinite(r.certified_optimum_bound))
+    std::cout << "          (" << r.param << " = " << fmt(r.certified_optimum_bound, 15)
+              << " certainly exceeds the target)\n";
+  else if (!integer && std::isfinite(r.certified_gap) && !r.at_limit)
+    std::cout << "          the best " << r.param << " meeting the target is "
+              << (r.smallest ? "> " : "< ") << fmt(r.certified_optimum_bound) << " (certified gap "
+              << fmt(100 * r.certified_gap, 3) << "%)\n";
+}
+
+void print_dpsgd(const dpsgd_run& run, const dpsgd_config& c, const dpsgd_report& r,
+                 const dpsgd_solution* s) {
+  std::cout << "DP-SGD: " << to_string(c.sampling) << " sampling, " << to_string(c.neighbours)
+            << " neighbours (sensitivity " << fmt(r.sensitivity) << " C)\n";
+  const auto ps = phases(c);
+  for (std::size_t i = 0; i < ps.size(); ++i)
+    std::cout << (ps.size() > 1 ? "  phase " + std::to_string(i + 1) + ": " : "  run: ")
+              << phase_text(run, ps[i], run.origins[i]) << "\n";
+  if (s) print_solution(run, *s);
+  const auto ds = deltas(c);
+  const auto es = epsilons(r);
+  for (std::size_t i = 0; i < ds.size(); ++i)
+    std::cout << "  certified epsilon at delta = " << fmt(ds[i]) << ": [" << fmt_down(es[i].lower)
+              << ", " << fmt_up(es[i].upper) << "]   (a bound: epsilon <= " << fmt_up(es[i].upper)
+              << ")\n";
+  if (c.mu_above > 0)
+    std::cout << "  GDP on tests with both errors >= " << fmt(c.mu_above) << ": mu in ["
+              << fmt_down(r.mu_window.lower) << ", " << fmt_up(r.mu_window.upper)
+              << "]   (certified: f >= G_mu there)\n";
+  if (r.has_mu)
+    std::cout << "  GDP summary on all of [0, 1]: mu in [" << fmt_down(r.mu.lower) << ", "
+              << fmt_up(r.mu.upper) << "]   (set by the extreme tail alpha -> 0)\n";
   std::cout << "  CLT estimate (Bu et al.):   mu = " << fmt(r.clt_mu)
-            << ", epsilon = " << fmt(r.clt_epsilon)
-            << "   NOT a bound: an approximation that typically under-states DP-SGD's epsilon\n";
+            << ", epsilon = " << fmt(r.clt_epsilon) << "   NOT a bound; "
+            << clt_relation(r.clt_epsilon, r.epsilon) << "\n";
   std::cout << "  route: " << r.route << "\n";
-  std::cout << "  (" << fmt(r.seconds * 1e3, 4) << " ms)\n";
+  std::cout << "  (" << fmt((r.seconds + (s ? s->calibration.seconds : 0.0)) * 1e3, 4) << " ms)\n";
+}
+
+// The run as solved: a solved epoch count or batch size is shown where the
+// given ones are.
+void record_solved(dpsgd_run& run, const dpsgd_solution& s) {
+  const std::string& p = s.calibration.param;
+  if (p == "epochs") run.origins.front().epochs = s.calibration.value;
+  if (p == "batch-size")
+    run.origins.front().batch_size = static_cast<std::int64_t>(s.calibration.value);
 }
 
 int run_dpsgd(const args& a) {
-  const dpsgd_run run = dpsgd_run_from(a);
-  const dpsgd_report r = account_dpsgd(run.config);
+  dpsgd_run run = dpsgd_run_from(a);
+  std::optional<dpsgd_solution> solution;
+  if (run.solve) {
+    solution = solve_dpsgd(run.config, *run.solve);
+    record_solved(run, *solution);
+  }
+  const dpsgd_config& c = solution ? solution->config : run.config;
+  const dpsgd_report r = solution ? solution->report : account_dpsgd(c);
+  const dpsgd_solution* s = solution ? &*solution : nullptr;
   if (a.flag("json"))
-    print_json(dpsgd_json(run, r));
+    print_json(dpsgd_json(run, c, r, s));
   else
-    print_dpsgd(run, r);
+    print_dpsgd(run, c, r, s);
   return 0;
 }
 
 FDP_REGISTER_COMMAND(command{
     "dpsgd",
-    "DP-SGD: certified epsilon, GDP summary and the CLT estimate side by side",
-    "usage: fdp dpsgd --sigma S --delta D (--steps T | --epochs E --dataset-size N --batch-size "
-    "B)\n"
-    "                 [--q Q] [--sampling poisson|without-replacement|shuffle]\n"
+    "DP-SGD in one call: certified epsilon, or the sigma/steps/epochs/batch size for a target",
+    "usage: fdp dpsgd (--sigma S | --eps E [--solve sigma|steps|epochs|batch-size]) --delta D...\n"
+    "                 (--steps T | --epochs E --dataset-size N --batch-size B | --q Q ...)\n"
+    "                 [--steps-per-epoch ceil|floor|total|K] [--phase SPEC]...\n"
+    "                 [--sampling poisson|without-replacement|shuffle]\n"
     "                 [--neighbours add-remove|replace-one] [--sensitivity D] [--tolerance T]\n"
-    "                 [--no-mu] [--json]\n\n"
+    "                 [--mu-above A] [--mu] [--json]\n\n"
     "Each step clips per-example gradients to norm C and adds N(0, sigma^2 C^2) to the sum\n"
-    "of the batch. q = B/N when --dataset-size and --batch-size are given; T = ceil(E N / B).\n"
+    "of the batch; q = B/N. The output states the sampling scheme, neighbour relation and\n"
+    "step count it assumed.\n\n"
+    "Step count. --steps T, or --epochs E with a per-epoch rule (--steps-per-epoch):\n"
+    "  ceil (default)  ceil(N/B) steps per epoch: a loader that keeps the last partial\n"
+    "                  batch (PyTorch's DataLoader, Opacus); the largest common count\n"
+    "  floor           floor(N/B): drop_last = True\n"
+    "  total           ceil(E N / B) over the whole run (TF-Privacy's count; can be\n"
+    "                  fewer steps than your loader runs)\n"
+    "  K               exactly K steps per epoch\n"
+    "Fractional epochs round the step count up.\n\n"
+    "Solving. --eps E solves for a parameter, certified never to exceed E at the (one)\n"
+    "--delta: sigma (the smallest; the default when --sigma is left out), or with --sigma\n"
+    "given, --solve steps|epochs|batch-size (the largest; batch-size at fixed --epochs).\n"
+    "Poisson sampling only. A target no value in range meets is an error that names the\n"
+    "closest certified point.\n\n"
+    "Phases. --phase sigma=S,q=Q,steps=T (repeatable; batch-size=B instead of q=, and\n"
+    "epochs=E instead of steps=, with --dataset-size) for runs whose batch size or noise\n"
+    "changes; a phase without sigma= takes --sigma, or the solved sigma (one sigma tied\n"
+    "across those phases).\n\n"
     "Certified routes (the bracket contains the true epsilon):\n"
     "  poisson + add-remove (default): Poisson-subsampled Gaussian PLD, both orders;\n"
     "  without-replacement + replace-one: C_p(G_{2/sigma}) per step (Dong, Roth & Su\n"
     "    Thm 4.2) composed T times; the bracket is on that guarantee.\n"
     "Refused, with the reason: shuffle; poisson + replace-one; without-replacement +\n"
-    "add-remove. --sensitivity is in units of C (default 1 for add-remove, 2 for replace-one).\n"
-    "The CLT estimate (Bu, Dong, Long & Su 2020) is printed beside the bound; it is an\n"
-    "approximation, NOT a bound, and on DP-SGD it typically under-states epsilon.\n\n"
-    "  --json   {\"queries\": [{\"delta\": D, \"epsilon\": {..}}], \"mu\": {..}, \"clt\": {..},\n"
-    "           \"assumptions\": {\"sampling\", \"neighbours\", \"q\", \"sigma\", \"steps\", ..}, "
+    "add-remove. --sensitivity is in units of C (default 1 for add-remove, 2 for replace-one).\n\n"
+    "GDP. The smallest mu with f >= G_mu on all of [0, 1] (--mu) is set by the extreme\n"
+    "tail alpha -> 0, where DP-SGD behaves like the unsampled Gaussian (up to\n"
+    "sqrt(T)/sigma): true but of little use, so it is not printed by default.\n"
+    "--mu-above A gives what users mean: the smallest mu with f >= G_mu on every test\n"
+    "whose type I and type II errors are both >= A, certified. The CLT estimate (Bu,\n"
+    "Dong, Long & Su 2020) approximates the bulk of the curve; it is NOT a bound and\n"
+    "can fall on either side of the certified bracket (the output says which).\n\n"
+    "  --json   {\"queries\": [{\"delta\": D, \"epsilon\": {..}}], \"solve\": {..}, \"mu_above\": "
+    "{..},\n"
+    "           \"clt\": {..}, \"assumptions\": {\"sampling\", \"neighbours\", \"steps\", ..}, "
     "...}\n\n"
     "examples:\n"
-    "  fdp dpsgd --q 0.0042666666666666667 --sigma 1.1 --steps 14062 --delta 1e-5\n"
-    "  fdp dpsgd --sigma 1.06 --epochs 20 --dataset-size 60000 --batch-size 256 --delta 1e-5\n",
+    "  fdp dpsgd --dataset-size 50000 --batch-size 512 --epochs 30 --eps 3 --delta 1e-5\n"
+    "  fdp dpsgd --q 0.0042666666666666667 --sigma 1.1 --steps 14062 --delta 1e-5 --mu-above 1e-6\n"
+    "  fdp dpsgd --sigma 1.06 --epochs 20 --dataset-size 60000 --batch-size 256 --delta 1e-5 "
+    "--delta 1e-6\n"
+    "  fdp dpsgd --sigma 1.0 --dataset-size 60000 --batch-size 256 --eps 2 --delta 1e-5 --solve "
+    "epochs\n"
+    "  fdp dpsgd --dataset-size 60000 --phase batch-size=256,epochs=5 --phase "
+    "batch-size=1024,epochs=5 --eps 2 --delta 1e-5\n",
     {{"q", true, false, "sampling rate"},
      {"sigma", true, false, "noise multiplier"},
      {"steps", true, false, "number of steps"},
      {"epochs", true, false, "number of epochs"},
      {"dataset-size", true, false, "N"},
      {"batch-size", true, false, "B"},
-     {"delta", true, false, "delta"},
+     {"steps-per-epoch", true, false, "ceil|floor|total|K"},
+     {"phase", true, true, "sigma=S,q=Q|batch-size=B,steps=T|epochs=E"},
+     {"delta", true, true, "delta (repeatable)"},
+     {"eps", true, false, "target epsilon: solve for a parameter"},
+     {"solve", true, false, "sigma|steps|epochs|batch-size"},
      {"sampling", true, false, "poisson|without-replacement|shuffle"},
      {"neighbours", true, false, "add-remove|replace-one"},
      {"sensitivity", true, false, "sensitivity in units of the clip norm"},
      {"tolerance", true, false, "relative bracket width"},
-     {"no-mu", false, false, "skip the GDP summary"},
+     {"mu-above", true, false, "GDP mu on tests with both errors >= A"},
+     {"mu", false, false, "the whole-curve GDP summary"},
+     {"no-mu", false, false, "(accepted; the whole-curve summary is off by default)"},
      {"json", false, false, "JSON output"}},
     run_dpsgd});
 

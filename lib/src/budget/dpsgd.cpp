@@ -9,6 +9,7 @@
 #include "fdp/core/error.hpp"
 #include "fdp/core/normal.hpp"
 #include "fdp/ops/convert.hpp"
+#include "fdp/ops/gdp_window.hpp"
 #include "fdp/ops/loss_law.hpp"
 
 namespace fdp {
@@ -78,18 +79,64 @@ std::string dpsgd_refusal(sampling_scheme s, neighbour_relation n) {
   return "";
 }
 
-std::int64_t dpsgd_steps(double epochs, std::int64_t n, std::int64_t b) {
+epoch_steps_rule parse_epoch_steps_rule(const std::string& s) {
+  if (s == "ceil") return epoch_steps_rule::ceil;
+  if (s == "floor") return epoch_steps_rule::floor;
+  if (s == "total") return epoch_steps_rule::total;
+  throw std::invalid_argument("--steps-per-epoch '" + s +
+                              "' must be ceil, floor, total or a whole number of steps");
+}
+
+std::string to_string(epoch_steps_rule r) {
+  switch (r) {
+    case epoch_steps_rule::ceil:
+      return "ceil";
+    case epoch_steps_rule::floor:
+      return "floor";
+    case epoch_steps_rule::total:
+      return "total";
+  }
+  return "?";
+}
+
+namespace {
+
+void require_epochs(double epochs) {
   detail::require(std::isfinite(epochs) && epochs > 0 && epochs <= 1e9, "dpsgd_steps", "epochs",
                   epochs, "must be in (0, 1e9]");
-  detail::require(n >= 1, "dpsgd_steps", "dataset_size", static_cast<long long>(n), "must be >= 1");
-  detail::require(b >= 1 && b <= n, "dpsgd_steps", "batch_size", static_cast<long long>(b),
-                  "must be in [1, dataset_size]");
-  const long double t =
-      static_cast<long double>(epochs) * static_cast<long double>(n) / static_cast<long double>(b);
-  const long double c = std::ceil(t - 1e-9L * t);  // 4687.5 -> 4688; 4688.0000000001 -> 4688
+}
+
+// ceil(t) for a count computed in long double, forgiving the rounding of
+// the product (4688.0000000001 -> 4688), and within the 1e12 step limit.
+std::int64_t whole_steps(long double t, double epochs) {
+  const long double c = std::ceil(t - 1e-9L * t);
   if (c > 1e12L)
     detail::throw_domain("dpsgd_steps", "epochs", epochs, "gives more than 1e12 steps");
   return std::max<std::int64_t>(1, static_cast<std::int64_t>(c));
+}
+
+}  // namespace
+
+std::int64_t dpsgd_steps(double epochs, std::int64_t n, std::int64_t b, epoch_steps_rule rule) {
+  require_epochs(epochs);
+  detail::require(n >= 1, "dpsgd_steps", "dataset_size", static_cast<long long>(n), "must be >= 1");
+  detail::require(b >= 1 && b <= n, "dpsgd_steps", "batch_size", static_cast<long long>(b),
+                  "must be in [1, dataset_size]");
+  if (rule == epoch_steps_rule::total) {
+    return whole_steps(static_cast<long double>(epochs) * static_cast<long double>(n) /
+                           static_cast<long double>(b),
+                       epochs);
+  }
+  const std::int64_t per_epoch = rule == epoch_steps_rule::ceil ? (n + b - 1) / b : n / b;
+  return dpsgd_steps_exact(epochs, per_epoch);
+}
+
+std::int64_t dpsgd_steps_exact(double epochs, std::int64_t per_epoch) {
+  require_epochs(epochs);
+  detail::require(per_epoch >= 1, "dpsgd_steps", "steps_per_epoch",
+                  static_cast<long long>(per_epoch), "must be >= 1");
+  return whole_steps(static_cast<long double>(epochs) * static_cast<long double>(per_epoch),
+                     epochs);
 }
 
 double clt_mu_poisson(double q, double mu0, std::int64_t steps) {
@@ -101,69 +148,144 @@ double clt_mu_uniform(double p, double mu0, std::int64_t steps) {
   return std::sqrt(2.0) * p * std::sqrt(static_cast<double>(steps) * std::max(0.0, v));
 }
 
-dpsgd_report account_dpsgd(const dpsgd_config& c) {
-  detail::require(c.q > 0 && c.q <= 1, "dpsgd", "q", c.q, "must be in (0, 1]");
-  detail::require(std::isfinite(c.sigma) && c.sigma > 0, "dpsgd", "sigma", c.sigma,
-                  "must be finite and > 0");
-  detail::require(c.steps >= 1 && c.steps <= 1000000000000LL, "dpsgd", "steps",
-                  static_cast<long long>(c.steps), "must be in [1, 1e12]");
+namespace {
+
+std::vector<dpsgd_phase> phases_of(const dpsgd_config& c) {
+  std::vector<dpsgd_phase> ps{{c.q, c.sigma, c.steps}};
+  ps.insert(ps.end(), c.later_phases.begin(), c.later_phases.end());
+  return ps;
+}
+
+void validate(const dpsgd_config& c) {
+  for (const dpsgd_phase& p : phases_of(c)) {
+    detail::require(p.q > 0 && p.q <= 1, "dpsgd", "q", p.q, "must be in (0, 1]");
+    detail::require(std::isfinite(p.sigma) && p.sigma > 0, "dpsgd", "sigma", p.sigma,
+                    "must be finite and > 0");
+    detail::require(p.steps >= 1 && p.steps <= 1000000000000LL, "dpsgd", "steps",
+                    static_cast<long long>(p.steps), "must be in [1, 1e12]");
+  }
   detail::require(c.delta > 0 && c.delta < 1, "dpsgd", "delta", c.delta, "must be in (0, 1)");
+  for (double d : c.more_deltas)
+    detail::require(d > 0 && d < 1, "dpsgd", "delta", d, "must be in (0, 1)");
   detail::require(c.sensitivity == 0 || (std::isfinite(c.sensitivity) && c.sensitivity > 0),
                   "dpsgd", "sensitivity", c.sensitivity, "must be finite and > 0");
+  detail::require(c.mu_above == 0 || (c.mu_above > 0 && c.mu_above < 0.5), "dpsgd", "mu_above",
+                  c.mu_above, "must be 0 (off) or in (0, 0.5)");
   const std::string why = dpsgd_refusal(c.sampling, c.neighbours);
   if (!why.empty()) throw std::invalid_argument("dpsgd: refused: " + why);
-  const auto t0 = std::chrono::steady_clock::now();
-  dpsgd_report r;
-  r.sensitivity = c.sensitivity > 0 ? c.sensitivity
-                                    : (c.neighbours == neighbour_relation::replace_one ? 2.0 : 1.0);
-  const double mu0 = r.sensitivity / c.sigma;
+}
+
+compose_options options_of(const dpsgd_config& c) {
   compose_options o;
   o.tolerance = c.tolerance;
   o.delta_hint = c.delta;
-  if (c.sampling == sampling_scheme::poisson) {
-    const std::string s = "subsampled-gaussian:sigma=" + fmt_exact(c.sigma) +
-                          ",q=" + fmt_exact(c.q) + ",sensitivity=" + fmt_exact(r.sensitivity) +
-                          ",times=" + std::to_string(c.steps);
-    const composition comp = compose({parse_spec(s)}, o);
-    r.epsilon = comp.epsilon(c.delta);
-    if (c.gdp_summary) {
-      r.mu = comp.mu();
-      r.has_mu = true;
-    }
-    r.route =
-        "Poisson sampling, add/remove neighbours: PLD of the pair (N(0,s^2), (1-q)N(0,s^2) + "
-        "q N(D,s^2)) and its reverse, composed " +
-        std::to_string(c.steps) + " times (" + s + ")";
-    r.clt_mu = clt_mu_poisson(c.q, mu0, c.steps);
-    r.clt_formula = "mu = q sqrt(T (e^{(D/sigma)^2} - 1))  (Bu, Dong, Long & Su 2020)";
-  } else {
-    // without replacement, replace-one: C_p(G_{mu0})^{(x)T} (DRS Thm 4.2 + Thm 3.2)
-    const curve_bracket cp = subsample(tradeoff(gaussian(mu0)), c.q, 2000);
-    const composition lo =
-        compose_terms({curve_term(cp.lower, c.steps, "C_p(G) lower polygon")}, o);
-    const composition up =
-        compose_terms({curve_term(cp.upper, c.steps, "C_p(G) upper polygon")}, o);
-    const interval el = lo.epsilon(c.delta), eu = up.epsilon(c.delta);
-    r.epsilon = {std::min(eu.lower, el.upper), el.upper};
-    if (c.gdp_summary) {
-      const interval ml = lo.mu(), mu_up = up.mu();
-      // C_p(G_{mu0}) >= G_{mu0} (DRS Thm 4.2), so the T-fold is >= G_{sqrt(T) mu0}:
-      // a certified upper end where the polygons give none (q = 1, 4 steps,
-      // sigma 1 read [3.9988, inf] for what is exactly G_4)
-      const double cap = std::sqrt(static_cast<double>(c.steps)) * mu0;
-      const double hi = std::min(ml.upper, cap);
-      r.mu = {std::min(mu_up.lower, hi), hi};
-      r.has_mu = true;
-    }
-    r.route =
-        "fixed-size sampling without replacement (fraction p), replace-one neighbours: "
-        "C_p(G_{D/sigma}) per step (DRS Thm 4.2) composed " +
-        std::to_string(c.steps) + " times; the bracket is on that guarantee";
-    r.clt_mu = clt_mu_uniform(c.q, mu0, c.steps);
-    r.clt_formula =
-        "mu = sqrt(2) p sqrt(T (e^{mu0^2} Phi(1.5 mu0) + 3 Phi(-0.5 mu0) - 2)), mu0 = D/sigma "
-        "(Bu, Dong, Long & Su 2020)";
+  for (double d : c.more_deltas) o.delta_hint = std::min(o.delta_hint, d);
+  return o;
+}
+
+std::string phases_text(const std::vector<dpsgd_phase>& ps) {
+  std::string t;
+  for (const auto& p : ps) t += (t.empty() ? "" : " + ") + std::to_string(p.steps);
+  return ps.size() > 1 ? t + " steps in " + std::to_string(ps.size()) + " phases" : t + " times";
+}
+
+// Poisson + add/remove: one subsampled-gaussian spec per phase.
+void account_poisson(const dpsgd_config& c, const std::vector<dpsgd_phase>& ps, dpsgd_report& r) {
+  std::vector<spec> specs;
+  std::string texts;
+  double clt2 = 0.0;
+  for (const auto& p : ps) {
+    const std::string s = dpsgd_phase_spec(p, r.sensitivity);
+    specs.push_back(parse_spec(s));
+    texts += (texts.empty() ? "" : "; ") + s;
+    const double m = clt_mu_poisson(p.q, r.sensitivity / p.sigma, p.steps);
+    clt2 += m * m;
   }
+  const composition comp = compose(specs, options_of(c));
+  r.epsilon = comp.epsilon(c.delta);
+  for (double d : c.more_deltas) r.more_epsilons.push_back(comp.epsilon(d));
+  if (c.gdp_summary) {
+    r.mu = comp.mu();
+    r.has_mu = true;
+  }
+  if (c.mu_above > 0) r.mu_window = gdp_mu_above(comp, c.mu_above);
+  r.route =
+      "Poisson sampling, add/remove neighbours: PLD of the pair (N(0,s^2), (1-q)N(0,s^2) + "
+      "q N(D,s^2)) and its reverse, composed " +
+      phases_text(ps) + " (" + texts + ")";
+  r.clt_mu = std::sqrt(clt2);
+  r.clt_formula = "mu = q sqrt(T (e^{(D/sigma)^2} - 1))  (Bu, Dong, Long & Su 2020)" +
+                  std::string(ps.size() > 1 ? ", phases combined as sqrt(sum mu_i^2)" : "");
+}
+
+// Without replacement + replace-one: C_p(G_{D/sigma})^{(x)T} per phase
+// (DRS Thm 4.2 + Thm 3.2), bracketed by its lower and upper polygons.
+void account_fixed_size(const dpsgd_config& c, const std::vector<dpsgd_phase>& ps,
+                        dpsgd_report& r) {
+  std::vector<compose_term> lower_terms, upper_terms;
+  double cap2 = 0.0, clt2 = 0.0;
+  for (const auto& p : ps) {
+    const double mu0 = r.sensitivity / p.sigma;
+    const curve_bracket cp = subsample(tradeoff(gaussian(mu0)), p.q, 2000);
+    lower_terms.push_back(curve_term(cp.lower, p.steps, "C_p(G) lower polygon"));
+    upper_terms.push_back(curve_term(cp.upper, p.steps, "C_p(G) upper polygon"));
+    cap2 += static_cast<double>(p.steps) * mu0 * mu0;
+    const double m = clt_mu_uniform(p.q, mu0, p.steps);
+    clt2 += m * m;
+  }
+  const compose_options o = options_of(c);
+  const composition lo = compose_terms(lower_terms, o), up = compose_terms(upper_terms, o);
+  auto bracket_at = [&](double d) {
+    const interval el = lo.epsilon(d), eu = up.epsilon(d);
+    return interval{std::min(eu.lower, el.upper), el.upper};
+  };
+  r.epsilon = bracket_at(c.delta);
+  for (double d : c.more_deltas) r.more_epsilons.push_back(bracket_at(d));
+  if (c.gdp_summary) {
+    const interval ml = lo.mu(), mu_up = up.mu();
+    // C_p(G_{mu0}) >= G_{mu0} (DRS Thm 4.2), so the composition is >=
+    // G_{sqrt(sum T mu0^2)}: a certified upper end where the polygons give
+    // none (q = 1, 4 steps, sigma 1 read [3.9988, inf] for what is exactly G_4)
+    const double hi = std::min(ml.upper, std::sqrt(cap2));
+    r.mu = {std::min(mu_up.lower, hi), hi};
+    r.has_mu = true;
+  }
+  if (c.mu_above > 0) {
+    const interval wl = gdp_mu_above(lo, c.mu_above), wu = gdp_mu_above(up, c.mu_above);
+    r.mu_window = {std::min(wu.lower, wl.upper), wl.upper};
+  }
+  r.route =
+      "fixed-size sampling without replacement (fraction p), replace-one neighbours: "
+      "C_p(G_{D/sigma}) per step (DRS Thm 4.2) composed " +
+      phases_text(ps) + "; the bracket is on that guarantee";
+  r.clt_mu = std::sqrt(clt2);
+  r.clt_formula =
+      "mu = sqrt(2) p sqrt(T (e^{mu0^2} Phi(1.5 mu0) + 3 Phi(-0.5 mu0) - 2)), mu0 = D/sigma "
+      "(Bu, Dong, Long & Su 2020)";
+}
+
+}  // namespace
+
+std::string dpsgd_phase_spec(const dpsgd_phase& p, double sensitivity) {
+  return "subsampled-gaussian:sigma=" + fmt_exact(p.sigma) + ",q=" + fmt_exact(p.q) +
+         ",sensitivity=" + fmt_exact(sensitivity) + ",times=" + std::to_string(p.steps);
+}
+
+double dpsgd_sensitivity(const dpsgd_config& c) {
+  if (c.sensitivity > 0) return c.sensitivity;
+  return c.neighbours == neighbour_relation::replace_one ? 2.0 : 1.0;
+}
+
+dpsgd_report account_dpsgd(const dpsgd_config& c) {
+  validate(c);
+  const auto t0 = std::chrono::steady_clock::now();
+  dpsgd_report r;
+  r.sensitivity = dpsgd_sensitivity(c);
+  const std::vector<dpsgd_phase> ps = phases_of(c);
+  if (c.sampling == sampling_scheme::poisson)
+    account_poisson(c, ps, r);
+  else
+    account_fixed_size(c, ps, r);
   r.clt_epsilon = gdp_eps(r.clt_mu, c.delta);
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return r;

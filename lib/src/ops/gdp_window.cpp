@@ -50,8 +50,7 @@ struct cell_floor {
   }
 };
 
-cell_floor floor_of(const std::vector<double>& xs, const std::vector<interval>& fs,
-                    std::size_t i) {
+cell_floor floor_of(const std::vector<double>& xs, const std::vector<interval>& fs, std::size_t i) {
   cell_floor c;
   c.a = xs[i];
   c.b = xs[i + 1];
@@ -103,7 +102,8 @@ interval gdp_mu_above(const beta_brackets& beta, double level, bool symmetric) {
   const std::vector<double> xs = window_grid(level, symmetric ? 0.5 : 1.0 - level, kGridPoints);
   const std::vector<interval> fs = beta(xs);
   double lower = 0.0, upper = 0.0;
-  for (std::size_t i = 0; i < xs.size(); ++i) lower = std::max(lower, point_value(xs[i], fs[i], level));
+  for (std::size_t i = 0; i < xs.size(); ++i)
+    lower = std::max(lower, point_value(xs[i], fs[i], level));
   for (std::size_t i = 0; i + 1 < xs.size(); ++i)
     upper = std::max(upper, cell_bound(floor_of(xs, fs, i), fs[i], level, symmetric));
   return {std::min(lower, upper), std::max(upper, lower)};

@@ -49,6 +49,7 @@
 #include <string>
 #include <vector>
 
+#include "fdp/budget/calibrate.hpp"
 #include "fdp/ops/compose.hpp"
 
 namespace fdp {
@@ -66,40 +67,112 @@ std::string to_string(neighbour_relation n);
 /// "" if the combination is certified, otherwise the reason it is refused.
 std::string dpsgd_refusal(sampling_scheme s, neighbour_relation n);
 
+/// A stretch of training with one sampling rate and one noise multiplier.
+struct dpsgd_phase {
+  double q = 0.0;
+  double sigma = 0.0;
+  std::int64_t steps = 0;
+};
+
 struct dpsgd_config {
   double q = 0.0;          ///< sampling rate (Poisson) or batch fraction B/n, in (0, 1]
   double sigma = 0.0;      ///< noise multiplier, > 0
   std::int64_t steps = 0;  ///< T >= 1
-  double delta = 1e-5;     ///< in (0, 1)
+  /// Phases run after the first one (q, sigma, steps above), for runs whose
+  /// batch size or noise changes; all are composed (same sampling scheme,
+  /// neighbour relation and sensitivity).
+  std::vector<dpsgd_phase> later_phases;
+  double delta = 1e-5;  ///< in (0, 1)
   sampling_scheme sampling = sampling_scheme::poisson;
   neighbour_relation neighbours = neighbour_relation::add_remove;
   /// Sensitivity of the clipped sum in units of C; 0 = the relation's default (1 or 2).
   double sensitivity = 0.0;
   /// Target relative width of the epsilon bracket.
   double tolerance = 3e-3;
-  /// Compute the GDP summary (a few more passes over the composed PLD).
-  bool gdp_summary = true;
+  /// Further deltas to report epsilon at (report.more_epsilons, in order).
+  std::vector<double> more_deltas;
+  /// The whole-curve GDP summary (smallest mu with f >= G_mu on all of
+  /// [0, 1]). For DP-SGD it is set by the alpha -> 0 tail, where the run
+  /// behaves like the unsampled Gaussian (up to sqrt(T)/sigma): true but of
+  /// little use, hence off by default; see mu_above.
+  bool gdp_summary = false;
+  /// > 0: the smallest mu with f >= G_mu on tests whose type I and type II
+  /// errors are both >= mu_above (fdp/ops/gdp_window.hpp), certified.
+  double mu_above = 0.0;
 };
 
 struct dpsgd_report {
-  std::string route;         ///< what was certified and how
-  double sensitivity = 1.0;  ///< the D used
-  interval epsilon;          ///< certified bracket at delta
-  interval mu;               ///< GDP summary bracket (smallest mu with f >= G_mu)
+  std::string route;                    ///< what was certified and how
+  double sensitivity = 1.0;             ///< the D used
+  interval epsilon;                     ///< certified bracket at delta
+  std::vector<interval> more_epsilons;  ///< at config.more_deltas
+  interval mu;                          ///< GDP summary bracket (smallest mu with f >= G_mu)
   bool has_mu = false;
+  interval mu_window;        ///< at config.mu_above (when > 0)
   double clt_mu = 0.0;       ///< CLT estimate: NOT a bound
   double clt_epsilon = 0.0;  ///< gdp_eps(clt_mu, delta): NOT a bound
   std::string clt_formula;
   double seconds = 0.0;
 };
 
+/// The spec of one Poisson phase ("subsampled-gaussian:sigma=..,q=..,sensitivity=..,times=..").
+std::string dpsgd_phase_spec(const dpsgd_phase& p, double sensitivity);
+/// The sensitivity used: config.sensitivity, else 1 (add-remove) or 2 (replace-one).
+double dpsgd_sensitivity(const dpsgd_config& c);
+
 /// Validates the configuration (naming the bad field) and accounts for it.
 /// Refused combinations throw std::invalid_argument with the reason.
 dpsgd_report account_dpsgd(const dpsgd_config& c);
 
-/// T = ceil(epochs * n / batch) (the last partial epoch is counted as a step,
-/// the conservative rounding). epochs > 0, 1 <= batch <= n.
-std::int64_t dpsgd_steps(double epochs, std::int64_t dataset_size, std::int64_t batch_size);
+/// How many steps an epoch over n examples in batches of b takes:
+///  ceil  - ceil(n/b): a loader that keeps the last partial batch (PyTorch's
+///          DataLoader without drop_last, Opacus); the default, and the
+///          largest of the common counts;
+///  floor - floor(n/b): drop_last = True;
+///  total - no per-epoch rounding: T = ceil(E n / b) over the whole run
+///          (TF-Privacy's compute_dp_sgd_privacy and Bu et al. count so);
+///          it can be fewer than a real loader runs (30 epochs of 50000 in
+///          batches of 512: 2930 against ceil's 2940).
+enum class epoch_steps_rule { ceil, floor, total };
+epoch_steps_rule parse_epoch_steps_rule(const std::string& s);
+std::string to_string(epoch_steps_rule r);
+
+/// T for `epochs` epochs (fractional epochs round the step count up):
+/// ceil(epochs * steps_per_epoch), steps_per_epoch by the rule (total:
+/// ceil(epochs n / b)). epochs > 0, 1 <= batch <= n.
+std::int64_t dpsgd_steps(double epochs, std::int64_t dataset_size, std::int64_t batch_size,
+                         epoch_steps_rule rule = epoch_steps_rule::ceil);
+/// T = ceil(epochs * steps_per_epoch) for an exact per-epoch count.
+std::int64_t dpsgd_steps_exact(double epochs, std::int64_t steps_per_epoch);
+
+/// What DP-SGD accounting can solve for, given a target epsilon at delta:
+///   sigma      - the smallest noise multiplier (tied across every phase
+///                whose sigma is 0 in the config);
+///   steps      - the largest step count (one phase);
+///   epochs     - the largest whole number of epochs (one phase; needs the
+///                dataset size, batch size and step rule);
+///   batch-size - the largest batch size at the given epochs (one phase).
+/// The answer always meets the target by its certified upper bound
+/// (calibrate.hpp); Poisson sampling only (the fixed-size route composes
+/// polygons, not specs).
+struct dpsgd_solve {
+  std::string param = "sigma";
+  double target_epsilon = 0.0;
+  double epochs = 0.0;  ///< for epochs (the start) and batch-size (fixed)
+  std::int64_t dataset_size = 0, batch_size = 0;
+  epoch_steps_rule rule = epoch_steps_rule::ceil;
+};
+
+struct dpsgd_solution {
+  calibration_result calibration;  ///< the solved value, its bracket and certified gap
+  dpsgd_config config;             ///< the run at the solved value
+  dpsgd_report report;             ///< accounted at the solved value
+};
+
+/// Solves `what` for `c` (whose solved field is ignored) and accounts for
+/// the answer. Throws std::invalid_argument naming the problem (a parameter
+/// no value in range meets: the message gives the closest certified point).
+dpsgd_solution solve_dpsgd(const dpsgd_config& c, const dpsgd_solve& what);
 
 /// Bu et al.'s Poisson CLT: q sqrt(T (e^{mu0^2} - 1)), mu0 = D/sigma. Not a bound.
 double clt_mu_poisson(double q, double mu0, std::int64_t steps);
