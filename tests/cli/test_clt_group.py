@@ -170,10 +170,13 @@ def test_clt_band_vs_compose(fdp):
 def test_clt_not_applicable(fdp):
     j = run_json(fdp, "clt", "subsampled-gaussian:sigma=1,q=0.01,times=100", "--alpha", "0.2")
     if j is not None:
-        if j["applicable"] or j["mu"] is not None or j["gamma"] is not None:
-            fail("clt subsampled: should be not applicable with null mu/gamma: %r" % j)
-        if "symmetric" not in j.get("reason", ""):
-            fail("clt subsampled: reason should mention symmetry: %r" % j.get("reason"))
+        # one CLT rule with compose, compare and dpsgd: Bu et al.'s limit
+        # mu = q sqrt(T (e^{1/sigma^2} - 1)); no Berry-Esseen band (asymmetric)
+        want = 0.01 * math.sqrt(100 * math.expm1(1.0))
+        if not j["applicable"] or abs(j["mu"] - want) > 1e-12 or j["gamma"] is not None:
+            fail("clt subsampled: want Bu et al.'s mu %r and no gamma: %r" % (want, j))
+        if "symmetric" not in j.get("band_reason", "") or j["band"][0]["beta"] is not None:
+            fail("clt subsampled: no band, and its reason should mention symmetry: %r" % j)
         if j["terms"][0]["symmetric"] or not j["terms"][0]["finite"]:
             fail("clt subsampled: the term is asymmetric with finite functionals")
     j = run_json(fdp, "clt", "epsdelta:eps=0.01,delta=1e-7,times=10000", "--alpha", "0.05")
@@ -311,8 +314,8 @@ def test_edgeworth(fdp):
                    "--alpha", "0.1")
     cmp = run_json(fdp, "compose", "subsampled-gaussian:sigma=1,q=0.01,times=1000", "--alpha", "0.1")
     if obj is not None and cmp is not None:
-        if obj["applicable"]:
-            fail("clt: a subsampled term must make the CLT not applicable")
+        if obj["band_valid"]:
+            fail("clt: a subsampled term must leave no Berry-Esseen band")
         b = obj["edgeworth"][0]["beta"]
         lo, hi = answer(cmp, "beta")["lower"], answer(cmp, "beta")["upper"]
         if not (lo - 0.01 <= b <= hi + 0.01):

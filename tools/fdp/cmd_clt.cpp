@@ -6,6 +6,8 @@
 #include <variant>
 
 #include "compose_common.hpp"
+#include "fdp/budget/classic.hpp"
+#include "fdp/core/tradeoff.hpp"
 #include "fdp/ops/clt.hpp"
 #include "fdp/core/error.hpp"
 #include "fdp/ops/edgeworth.hpp"
@@ -185,9 +187,22 @@ void print_functionals(const std::vector<clt_term>& terms, const clt_approximati
   }
 }
 
-void print_clt_band(const clt_approximation& r, const std::vector<double>& alphas) {
+void print_clt_band(const clt_approximation& r, const clt_estimate& limits,
+                    const std::vector<double>& alphas) {
   if (!r.applicable()) {
-    std::cout << "CLT not applicable: " << r.reason() << "\n";
+    if (limits.applicable) {
+      std::cout << "CLT approximation (an approximation, NOT a bound): clt_mu = "
+                << fmt(limits.mu, 12)
+                << "\n  from the terms' central limits (Bu, Dong, Long & Su 2020 for "
+                   "Poisson-subsampled Gaussians: G_m with m^2 = q^2 (e^{(D/sigma)^2} - 1));\n"
+                   "  no Berry-Esseen band: "
+                << r.reason() << "\n";
+      for (double al : alphas)
+        std::cout << "  alpha=" << fmt(al) << ":  G_mu = " << fmt(beta(gaussian(limits.mu), al))
+                  << "   band: n/a\n";
+    } else {
+      std::cout << "CLT not applicable: " << r.reason() << "\n";
+    }
     return;
   }
   std::cout << "CLT approximation (an approximation, NOT a bound): clt_mu = " << fmt(r.clt_mu(), 12)
@@ -236,6 +251,17 @@ int run_clt(const args& a) {
   out["terms"] = in.terms_json;
   out["total"] = totals_json(r, all_finite);
   add_clt_json(out, r, alphas);
+  // Asymmetric terms have no Berry-Esseen band, but the one CLT rule of
+  // compose, compare and dpsgd (the terms' central limits) still gives mu.
+  const clt_estimate limits = clt_estimate_of(specs, 0.5);
+  if (!r.applicable() && limits.applicable) {
+    out["applicable"] = true;
+    out["mu"] = num(limits.mu);
+    out["band_reason"] = r.reason();
+    out.erase("reason");
+    for (json& x : out["band"])
+      x["estimate"] = num(beta(gaussian(limits.mu), x["alpha"].get<double>()));
+  }
   std::optional<clt_eps_delta_limit> lim;
   if (in.all_eps_delta && !in.eps_delta_terms.empty()) {
     lim = clt_eps_delta(in.eps_delta_terms);
@@ -251,7 +277,7 @@ int run_clt(const args& a) {
     return 0;
   }
   print_functionals(in.terms, r, all_finite);
-  print_clt_band(r, alphas);
+  print_clt_band(r, limits, alphas);
   if (edgeworth) print_edgeworth(ew);
   if (lim) print_eps_delta_limit(*lim, alphas);
   return 0;
@@ -272,9 +298,12 @@ FDP_REGISTER_COMMAND(command{
     "'fdp compose' for certified numbers. When gamma < 1/2, the Berry-Esseen\n"
     "band of DRS Thm 3.5 holds for alpha in [gamma, 1 - gamma]:\n"
     "  G_mu(alpha + gamma) - gamma <= f(alpha) <= G_mu(alpha - gamma) + gamma.\n"
-    "The CLT needs symmetric terms with finite functionals: subsampled\n"
-    "mechanisms (asymmetric) and f_{eps,delta} with delta > 0 (infinite\n"
-    "functionals) give \"applicable\": false with the reason. When every spec\n"
+    "The band needs symmetric terms with finite functionals. A Poisson-\n"
+    "subsampled Gaussian (asymmetric) contributes the functionals of its\n"
+    "central limit G_m, m^2 = q^2 (e^{(D/sigma)^2} - 1) (Bu, Dong, Long & Su\n"
+    "2020): mu is given (the same rule as compose --method clt, compare and\n"
+    "dpsgd), the band is not (\"band_reason\"). f_{eps,delta} with delta > 0\n"
+    "(infinite functionals) gives \"applicable\": false with the reason. When every spec\n"
     "is epsdelta, the (eps, delta) limit of DRS Thm 3.6, G_mu (x) f_{0,1-e^-delta}\n"
     "with mu^2 = sum eps_i^2 and delta = sum delta_i, is printed as well.\n\n"
     "  --alpha A    the band (and G_mu) at A (repeatable)\n"

@@ -8,6 +8,7 @@
 
 #include "compose_common.hpp"
 #include "fdp/core/error.hpp"
+#include "fdp/budget/classic.hpp"
 #include "fdp/ops/clt.hpp"
 #include "fdp/ops/compose_queries.hpp"
 #include "fdp/ops/convert.hpp"
@@ -33,46 +34,68 @@ bool meets_tolerance(const query_answers& r, double tol) {
   return true;
 }
 
-// The CLT (DRS Thm 3.5) beside the certified answer, when it applies (all
-// terms symmetric with finite functionals). An approximation, not a bound.
-// nullopt when its functionals could not be computed.
-std::optional<clt_approximation> clt_if_computable(const std::vector<spec>& specs) {
+// The CLT beside the certified answer. An approximation, not a bound. One
+// rule everywhere (compose, clt, compare, dpsgd): mu = 2 sum kl / sqrt(sum
+// var) over the terms' central-limit functionals (DRS Thm 3.5); a
+// Poisson-subsampled Gaussian contributes those of its limit G_m, m^2 =
+// q^2 (e^{(D/sigma)^2} - 1) (Bu, Dong, Long & Su 2020). The Berry-Esseen
+// gamma needs symmetric terms with finite functionals; without them only mu
+// is given.
+struct clt_answer {
+  std::optional<clt_approximation> band;  ///< DRS Thm 3.5 (symmetric terms)
+  clt_estimate estimate;                  ///< mu by the one rule above
+};
+
+clt_answer clt_of(const std::vector<spec>& specs) {
+  clt_answer c;
   try {
-    return clt(specs);
+    c.band = clt(specs);
   } catch (const std::exception&) {
-    return std::nullopt;
   }
+  c.estimate = clt_estimate_of(specs, 0.5);
+  if (c.band && c.band->applicable()) c.estimate.mu = c.band->clt_mu();
+  return c;
 }
 
-json clt_json(const std::optional<clt_approximation>& ca, const std::vector<double>& deltas) {
+json clt_json(const clt_answer& c, const std::vector<double>& deltas) {
   json jc;
-  if (!ca || !ca->applicable()) {
+  if (!c.estimate.applicable) {
     jc["applicable"] = false;
-    jc["reason"] = ca ? ca->reason() : std::string("the CLT functionals could not be computed");
+    jc["reason"] = c.estimate.reason;
     return jc;
   }
+  const bool has_band = c.band && c.band->applicable();
   jc["applicable"] = true;
-  jc["mu"] = num(ca->clt_mu());
-  jc["gamma"] = num(ca->gamma());
+  jc["mu"] = num(c.estimate.mu);
+  jc["gamma"] = has_band ? num(c.band->gamma()) : json(nullptr);
+  if (!has_band) jc["reason"] = c.band ? c.band->reason() : std::string("no Berry-Esseen band");
   // (estimates, not brackets: each a number at the value it was asked at)
   json ce = json::array();
-  for (double d : deltas) ce.push_back(query("delta", d, "epsilon", num(gdp_eps(ca->clt_mu(), d))));
+  for (double d : deltas)
+    ce.push_back(query("delta", d, "epsilon", num(gdp_eps(c.estimate.mu, d))));
   jc["estimates"] = ce;
-  jc["note"] = "approximation (central limit theorem), not a bound";
+  jc["is_bound"] = false;
+  jc["note"] = has_band ? "approximation (central limit theorem, DRS Thm 3.5), not a bound"
+                        : "approximation (the terms' central limits, Bu et al. 2020 for "
+                          "subsampled Gaussians), not a bound; no Berry-Esseen band";
   return jc;
 }
 
-void print_clt(const std::optional<clt_approximation>& ca, const std::vector<double>& deltas) {
-  if (!ca || !ca->applicable()) {
-    std::cout << "  CLT approximation: not applicable ("
-              << (ca ? ca->reason() : std::string("unavailable")) << ")\n";
+void print_clt(const clt_answer& c, const std::vector<double>& deltas) {
+  if (!c.estimate.applicable) {
+    std::cout << "  CLT approximation: not applicable (" << c.estimate.reason << ")\n";
     return;
   }
-  std::cout << "  CLT approximation (NOT a bound): mu = " << fmt(ca->clt_mu())
-            << ", gamma = " << fmt(ca->gamma(), 4);
+  const bool has_band = c.band && c.band->applicable();
+  std::cout << "  CLT approximation (NOT a bound): mu = " << fmt(c.estimate.mu);
+  if (has_band) std::cout << ", gamma = " << fmt(c.band->gamma(), 4);
   for (double d : deltas)
-    std::cout << ", epsilon at delta=" << fmt(d) << " ~ " << fmt(gdp_eps(ca->clt_mu(), d));
+    std::cout << ", epsilon at delta=" << fmt(d) << " ~ " << fmt(gdp_eps(c.estimate.mu, d));
   std::cout << "\n";
+  if (!has_band)
+    std::cout << "    (the terms' central limits, Bu et al. 2020 for subsampled Gaussians; no "
+                 "Berry-Esseen band: "
+              << (c.band ? c.band->reason() : std::string("unavailable")) << ")\n";
 }
 
 // How a numeric composition was computed: its grid and limits (the
@@ -120,8 +143,11 @@ int run_compose(const args& a) {
   // The CLT only when asked for: the functionals of a subsampled law are a
   // quadrature that can cost far more than the composition itself.
   const bool want_clt = a.value_or("method", "auto") == "clt";
-  const std::optional<clt_approximation> ca = want_clt ? clt_if_computable(specs) : std::nullopt;
-  if (want_clt) out["clt"] = clt_json(ca, q.answered_deltas());
+  std::optional<clt_answer> ca;
+  if (want_clt) {
+    ca = clt_of(specs);
+    out["clt"] = clt_json(*ca, q.answered_deltas());
+  }
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   // Was the requested relative width met by every answer asked for? (The
   // brackets are certified either way; wider than asked when the grid
@@ -140,7 +166,7 @@ int run_compose(const args& a) {
   // (the queried points as given: the shortest decimal that reads back)
   print_answers(answers, [](double x) { return detail::format_value(x); });
   if (mu) print_gdp_summary(*mu);
-  if (want_clt) print_clt(ca, q.answered_deltas());
+  if (want_clt) print_clt(*ca, q.answered_deltas());
   if (!c.is_exact()) print_numerics(c, opts, secs, tol_met);
   return 0;
 }
