@@ -9,7 +9,8 @@ pkgs=(g++ cmake make pkg-config libboost-dev libeigen3-dev libfftw3-dev
       pybind11-dev python3-pybind11 python3-dev python3-pytest  # the Python package (python/)
       lld  # links the fdp binary in a start-up friendly order (tools/CMakeLists.txt)
       clang libclang-rt-14-dev  # clang + libFuzzer: fuzz/run.sh
-      clang-format)  # scripts/check-format.sh (CI)
+      clang-format  # scripts/check-format.sh (CI)
+      help2man)  # the fdp(1) man page from the help (scripts/make-manpage.sh)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -140,8 +140,29 @@ def test_progress_bar_cleared():
           "no bar on or after the results: %r" % text[start:start + 200])
 
 
+def test_help_command():
+    # fdp help COMMAND is COMMAND --help, for every command
+    rc, out, err = run("--help")
+    names = [l.split()[0] for l in out.split("commands:\n", 1)[1].split("\n\n", 1)[0].splitlines()]
+    check(len(names) >= 10, "commands listed by --help: %r" % names)
+    for name in names:
+        rc1, h1, _ = run("help", name)
+        rc2, h2, _ = run(name, "--help")
+        check(rc1 == 0 and rc2 == 0 and h1 == h2 and "usage: fdp " + name in h1,
+              "fdp help %s differs from fdp %s --help" % (name, name))
+    line = one_line_error("help", "nosuch")
+    check("unknown command 'nosuch'" in line, "fdp help nosuch: %r" % line)
+    # the man page generated from the help (when help2man built it)
+    page = os.path.join(os.path.dirname(FDP), "fdp.1")
+    if os.path.exists(page):
+        with open(page) as f:
+            text = f.read()
+        check(all((".SS " + n) in text for n in names), "fdp.1 has a section per command")
+
+
 def main():
     with tempfile.TemporaryDirectory(prefix="fdp_messages_") as tmp:
+        test_help_command()
         test_no_doubled_prefix()
         test_no_internal_names_or_noise(tmp)
         test_single_dash()

@@ -16,7 +16,8 @@ namespace {
 void print_main_help() {
   std::cout
       << "fdp - f-differential privacy: trade-off functions, certified composition, audits\n\n"
-         "usage: fdp COMMAND [ARGS...]   (fdp COMMAND --help for details and examples)\n\n"
+         "usage: fdp COMMAND [ARGS...]   (fdp help COMMAND, or fdp COMMAND --help, for details\n"
+         "                                and examples)\n\n"
          "commands:\n";
   for (const auto& [name, c] : fdp::cli::registry()) {
     std::string pad(name.size() < 12 ? 12 - name.size() : 1, ' ');
@@ -77,16 +78,38 @@ int run_command(const fdp::cli::command& cmd, const std::vector<std::string>& ca
   }
 }
 
+void print_command_help(const fdp::cli::command& cmd) {
+  std::cout << cmd.help;
+  if (cmd.takes_specs) std::cout << "\n" << fdp::cli::spec_kinds_text();
+}
+
+// `fdp help [COMMAND]`: the main help, or a command's (as COMMAND --help).
+int run_help(const std::vector<std::string>& rest) {
+  if (rest.size() < 2) {
+    print_main_help();
+    return 0;
+  }
+  const auto& reg = fdp::cli::registry();
+  const auto it = reg.find(rest[1]);
+  if (it == reg.end()) {
+    std::cerr << "fdp help: unknown command '" << rest[1] << "' (see 'fdp --help')\n";
+    return 2;
+  }
+  print_command_help(it->second);
+  return 0;
+}
+
 }  // namespace
 
 namespace fdp::cli {
 
 int run(int argc, char** argv) {
   std::vector<std::string> rest(argv + 1, argv + argc);
-  if (rest.empty() || rest[0] == "--help" || rest[0] == "-h" || rest[0] == "help") {
+  if (rest.empty() || rest[0] == "--help" || rest[0] == "-h") {
     print_main_help();
     return rest.empty() ? 2 : 0;
   }
+  if (rest[0] == "help") return run_help(rest);
   if (rest[0] == "--version") {
     std::cout << "fdp " FDP_VERSION "\n";
     return 0;
@@ -107,8 +130,7 @@ int run(int argc, char** argv) {
   const auto& cmd = it->second;
   for (const auto& a : cargs) {
     if (a == "--help" || a == "-h") {
-      std::cout << cmd.help;
-      if (cmd.takes_specs) std::cout << "\n" << fdp::cli::spec_kinds_text();
+      print_command_help(cmd);
       return 0;
     }
   }
