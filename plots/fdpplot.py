@@ -422,3 +422,10 @@ def save(fig, args, default):
         fig.savefig(out, dpi=args.dpi, metadata=meta)
         print(out)
     plt.close(fig)
+
+
+def legend_below(ax, ncol=2, **kw):
+    """The legend under the axes, where it cannot cover a curve or a marker
+    (a legend inside a trade-off plot sat on the diagonal or on the curves
+    themselves once there were three or four of them)."""
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=ncol, frameon=False, **kw)

@@ -116,7 +116,7 @@ def main():
                 va="top", fontsize=9,
                 bbox=dict(boxstyle="round,pad=0.35", fc="white", ec="0.7",
                           alpha=0.95))
-    ax.legend(loc="lower left", fontsize=9)
+    fp.legend_below(ax, fontsize=9)
 
     # Inset around the witness when the gap is small at full scale.
     if not args.no_zoom and isinstance(w, dict) and w.get("alpha") is not None \

@@ -52,10 +52,7 @@ def main():
     fp.tradeoff_axes(ax, logx=args.logx)
     for i, c in enumerate(curves):
         fp.draw_curve(ax, c, fp.PALETTE[i % len(fp.PALETTE)])
-    if args.logx:   # curves fill the lower right; keep the legend off them
-        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.14), frameon=False)
-    else:
-        ax.legend(loc="upper right")
+    fp.legend_below(ax)
     if args.title:
         ax.set_title(args.title)
     fp.save(fig, args, "curves.png")

@@ -143,7 +143,7 @@ def main():
         sm = mpl.cm.ScalarMappable(cmap=mpl.colors.ListedColormap(
             cmap(np.linspace(0, 0.9, 256))), norm=norm)
         fig.colorbar(sm, ax=ax, fraction=0.046, pad=0.04, label="group size $k$")
-    ax.legend(loc="upper right", title=None if many else "group size")
+    fp.legend_below(ax, ncol=3, title=None if many else "group size")
     title = args.title or (f"group privacy: {name}" if name else "group privacy")
     ax.set_title(title)
     fp.save(fig, args, "group.png")

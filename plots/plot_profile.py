@@ -38,6 +38,21 @@ def bracket_list(obj, key, xkey, path):
     return out
 
 
+def label_marks(ax, marks, delta, span):
+    """Labels the epsilon marks on the delta line so that none covers another:
+    marks closer than a tenth of the axis take turns above and below, further
+    out each time (two specs with the same epsilon printed two labels on top
+    of each other)."""
+    offsets = [(5, 5), (5, -15), (5, 17), (5, -27), (5, 29), (5, -39)]
+    previous, k = None, 0
+    for eup, col in sorted(marks):
+        k = k + 1 if previous is not None and eup - previous < 0.1 * span else 0
+        previous = eup
+        ax.annotate(rf"$\varepsilon\leq{eup:.3g}$", (eup, delta), textcoords="offset points",
+                    xytext=offsets[k % len(offsets)], fontsize=9, color=col,
+                    bbox=dict(boxstyle="round,pad=0.15", fc="white", ec="none", alpha=0.8))
+
+
 def main():
     ap = argparse.ArgumentParser(
         description="Privacy profile delta(eps) on a log scale.",
@@ -101,30 +116,36 @@ def main():
 
     fig, ax = fp.plt.subplots(figsize=(6.4, 4.8))
     ax.set_yscale("log")
+    marks = []   # (eps upper bound at --delta, colour): labelled below, apart
     for i, (label, d, eps_at) in enumerate(profiles):
         col = fp.PALETTE[i % len(fp.PALETTE)]
         x = d[:, 0]
+        # A bound at or below the floor is not data on a log axis: lines stop
+        # there (a band still reaches the edge: "somewhere below"), and where
+        # the upper bound is exactly 0 a marker says so.
+        lo_line = np.where(d[:, 1] > floor, d[:, 1], np.nan)
+        up_line = np.where(np.isnan(d[:, 2]), 1.0, np.where(d[:, 2] > floor, d[:, 2], np.nan))
         lo = np.where(np.isnan(d[:, 1]), floor, np.maximum(d[:, 1], floor))
         up = np.where(np.isnan(d[:, 2]), 1.0, np.maximum(d[:, 2], floor))
         width = np.nanmax(np.abs(np.log10(up) - np.log10(lo)))
         if np.any(d[:, 2] > d[:, 1] * (1 + 1e-9)):
             ax.fill_between(x, lo, up, color=col, alpha=0.25, lw=0)
-            ax.plot(x, lo, color=col, lw=0.8)
+            ax.plot(x, lo_line, color=col, lw=0.8)
             lab = f"{label} (bracket)" if width > 0.01 else label
         else:
             lab = label
-        ax.plot(x, up, color=col, lw=1.8, label=lab)
+        ax.plot(x, up_line, color=col, lw=1.8, label=lab)
+        zero = np.flatnonzero(d[:, 2] == 0)
+        if zero.size:
+            ax.annotate(r"$\delta=0$", (x[zero[0]], floor), textcoords="offset points",
+                        xytext=(2, 8), fontsize=8, color=col)
         if args.delta is not None:
             for dd, elo, eup in eps_at:
                 if abs(dd - args.delta) <= 1e-12 * args.delta and np.isfinite(eup):
                     ax.plot([eup], [args.delta], "o", ms=6, mfc="white", mec=col,
                             mew=1.6, zorder=5)
-                    ax.annotate(rf"$\varepsilon\leq{eup:.3g}$", (eup, args.delta),
-                                textcoords="offset points",
-                                xytext=(5, 5) if i % 2 == 0 else (5, -15),
-                                fontsize=9, color=col,
-                                bbox=dict(boxstyle="round,pad=0.15", fc="white",
-                                          ec="none", alpha=0.8))
+                    marks.append((eup, col))
+    label_marks(ax, marks, args.delta, args.eps_max - args.eps_min)
     if args.delta is not None:
         ax.axhline(args.delta, color="0.4", lw=0.9, ls=(0, (4, 3)),
                    label=rf"$\delta={fp.sci_tex(args.delta)}$")
