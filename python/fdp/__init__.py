@@ -15,14 +15,15 @@ end of one.
 Modules: :mod:`fdp.gdp` (closed forms), :mod:`fdp.mechanisms` (mechanism
 objects), :mod:`fdp.dp_accounting` (dp_accounting-shaped events and
 PLDAccountant), :mod:`fdp.opacus` (an Opacus-shaped accountant and
-get_noise_multiplier), :func:`fdp.calibrate`, :func:`fdp.dpsgd`, :func:`fdp.group`.
+get_noise_multiplier), :func:`fdp.calibrate`, :func:`fdp.dpsgd`, :func:`fdp.dpsgd_solve`, :func:`fdp.group`.
 Bad input raises ValueError (TypeError for a wrong type) naming the parameter.
 """
 
 from . import _fdp
 from ._interval import Interval
 from ._composition import Band, Composition, compose
-from ._budget import CalibrationResult, DpsgdReport, calibrate, dpsgd
+from ._budget import (CalibrationResult, DpsgdReport, DpsgdSolution, calibrate, dpsgd,
+                      dpsgd_solve, dpsgd_steps)
 from ._group import Group, group
 from . import gdp, mechanisms
 
@@ -31,4 +32,4 @@ parse_spec = _fdp.parse_spec
 
 __version__ = "0.1.0"
 __all__ = ["Interval", "Band", "Composition", "compose", "calibrate", "CalibrationResult",
-           "dpsgd", "DpsgdReport", "group", "Group", "gdp", "mechanisms", "EvaluationError", "parse_spec"]
+           "dpsgd", "DpsgdReport", "dpsgd_solve", "DpsgdSolution", "dpsgd_steps", "group", "Group", "gdp", "mechanisms", "EvaluationError", "parse_spec"]

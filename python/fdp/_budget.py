@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Optional, Sequence
+from typing import Optional, Sequence, Tuple
 
 from . import _fdp
 from ._composition import spec_text
@@ -47,7 +47,14 @@ def calibrate(spec: object, param: str, target_eps: float, delta: float,
 
 @dataclass(frozen=True)
 class DpsgdReport:
-    """A DP-SGD budget: the certified epsilon bracket, the route, the CLT estimate (NOT a bound)."""
+    """A DP-SGD budget: certified epsilon brackets, the route, the CLT estimate (NOT a bound).
+
+    ``epsilon`` is at the first delta; ``epsilons`` pairs every delta asked
+    with its bracket. ``mu`` is the whole-curve GDP summary (only with
+    ``gdp_summary=True``; set by the alpha -> 0 tail, up to sqrt(T)/sigma),
+    ``mu_above`` the certified mu on tests whose errors are both >= the
+    level asked (``mu_above=A``). ``phases`` lists (q, sigma, steps).
+    """
 
     epsilon: Interval
     mu: Optional[Interval]
@@ -55,23 +62,109 @@ class DpsgdReport:
     sensitivity: float
     clt_epsilon: float
     clt_mu: float
+    epsilons: Tuple[Tuple[float, Interval], ...] = ()
+    mu_above: Optional[Interval] = None
+    phases: Tuple[Tuple[float, float, int], ...] = ()
+
+    @property
+    def steps(self) -> int:
+        """The total number of steps accounted for."""
+        return sum(p[2] for p in self.phases)
 
 
-def dpsgd(*, sigma: float, q: float, steps: int, delta: float = 1e-5,
+@dataclass(frozen=True)
+class DpsgdSolution:
+    """What :func:`dpsgd_solve` found: ``value`` meets the target (certified upper end)."""
+
+    param: str
+    value: float
+    certified_gap: float
+    certified_optimum_bound: float
+    at_limit: bool
+    report: DpsgdReport
+
+
+def _deltas(delta) -> list:
+    ds = [delta] if isinstance(delta, (int, float)) else list(delta)
+    return [float(d) for d in ds]
+
+
+def _phases(phases) -> list:
+    out = []
+    for p in phases:
+        if isinstance(p, dict):
+            p = (p["q"], p["sigma"], p["steps"])
+        q, sigma, steps = p
+        if isinstance(steps, bool) or not isinstance(steps, int):
+            raise TypeError(f"phase steps must be an integer, not {type(steps).__name__}")
+        out.append((float(q), float(sigma), steps))
+    return out
+
+
+def _report(r: dict, deltas: list) -> DpsgdReport:
+    eps = [Interval(*r["epsilon"])] + [Interval(*e) for e in r["more_epsilons"]]
+    return DpsgdReport(eps[0], Interval(*r["mu"]) if "mu" in r else None, r["route"],
+                       r["sensitivity"], r["clt_epsilon"], r["clt_mu"],
+                       tuple(zip(deltas, eps)),
+                       Interval(*r["mu_above"]) if "mu_above" in r else None,
+                       tuple(tuple(p) for p in r["phases"]))
+
+
+def dpsgd(*, sigma: float, q: float, steps: int, delta=1e-5,
           sampling: str = "poisson", neighbours: str = "add-remove",
-          sensitivity: float = 0.0, gdp_summary: bool = True) -> DpsgdReport:
+          sensitivity: float = 0.0, gdp_summary: bool = False, mu_above: float = 0.0,
+          phases: Sequence = ()) -> DpsgdReport:
     """The certified budget of ``steps`` DP-SGD steps (as ``fdp dpsgd``).
 
-    sampling: "poisson" or "without-replacement"; neighbours: "add-remove" or
-    "replace-one" (sensitivity 0: the relation's default, 1 or 2). Combinations
-    without a sound analysis (e.g. shuffling) raise ValueError with the reason.
+    delta: one value or several. sampling: "poisson" or "without-replacement";
+    neighbours: "add-remove" or "replace-one" (sensitivity 0: the relation's
+    default, 1 or 2). ``phases``: further (q, sigma, steps) stretches run
+    after the first, all composed. Combinations without a sound analysis
+    (e.g. shuffling) raise ValueError with the reason::
+
+        >>> r = fdp.dpsgd(sigma=1.1, q=0.0042666666666666667, steps=14062,
+        ...               delta=[1e-5, 1e-6], mu_above=1e-6)
+        >>> r.epsilons[1], r.mu_above
     """
     if isinstance(steps, bool) or not isinstance(steps, int):
         raise TypeError(f"steps must be an integer, not {type(steps).__name__}")
-    r = _fdp.account_dpsgd(float(q), float(sigma), steps, float(delta), sampling, neighbours,
-                           float(sensitivity), bool(gdp_summary))
-    mu = Interval(*r["mu"]) if "mu" in r else None
-    return DpsgdReport(Interval(*r["epsilon"]), mu, r["route"], r["sensitivity"],
-                       r["clt_epsilon"], r["clt_mu"])
+    ds = _deltas(delta)
+    r = _fdp.account_dpsgd(float(q), float(sigma), steps, ds, sampling, neighbours,
+                           float(sensitivity), bool(gdp_summary), float(mu_above), _phases(phases))
+    return _report(r, ds)
 
 
+def dpsgd_steps(epochs: float, dataset_size: int, batch_size: int,
+                steps_per_epoch: str = "ceil") -> int:
+    """Steps of ``epochs`` epochs: "ceil" (ceil(N/B) per epoch, a loader that keeps
+    the last partial batch; the default), "floor" (drop_last) or "total"
+    (ceil(E N / B) over the run)."""
+    return _fdp.dpsgd_steps(float(epochs), int(dataset_size), int(batch_size), steps_per_epoch)
+
+
+def dpsgd_solve(target_eps: float, delta: float, *, solve: str = "sigma",
+                sigma: Optional[float] = None, q: Optional[float] = None,
+                steps: Optional[int] = None, dataset_size: int = 0, batch_size: int = 0,
+                epochs: float = 0.0, steps_per_epoch: str = "ceil",
+                sensitivity: float = 0.0, mu_above: float = 0.0,
+                phases: Sequence = ()) -> DpsgdSolution:
+    """The sigma (smallest), steps, epochs or batch size (largest) whose certified
+    epsilon at delta is <= target_eps (as ``fdp dpsgd --eps``); Poisson sampling.
+
+    Give the run as q/steps, or dataset_size/batch_size/epochs (steps counted
+    by ``steps_per_epoch``); leave out what is solved for. With ``phases``,
+    a phase whose sigma is 0 takes the one solved sigma::
+
+        >>> s = fdp.dpsgd_solve(3.0, 1e-5, dataset_size=50000, batch_size=512, epochs=30)
+        >>> s.value, s.report.steps, s.report.epsilon.upper <= 3.0
+    """
+    if dataset_size and batch_size and q is None:
+        q = batch_size / dataset_size
+    if steps is None and epochs and dataset_size and batch_size and solve != "epochs":
+        steps = dpsgd_steps(epochs, dataset_size, batch_size, steps_per_epoch)
+    r = _fdp.solve_dpsgd(float(target_eps), float(delta), solve, float(q or 0.0),
+                         float(sigma or 0.0), int(steps or 0), int(dataset_size),
+                         int(batch_size), float(epochs), steps_per_epoch, "poisson",
+                         "add-remove", float(sensitivity), float(mu_above), _phases(phases))
+    return DpsgdSolution(solve, r["value"], r["certified_gap"], r["certified_optimum_bound"],
+                         r["at_limit"], _report(r, [float(delta)]))

@@ -1,5 +1,10 @@
-// fdp::account_dpsgd (fdp/budget/dpsgd.hpp): the certified DP-SGD budget
-// with the route it was certified by and the CLT estimate (not a bound).
+// fdp::account_dpsgd and fdp::solve_dpsgd (fdp/budget/dpsgd.hpp): the
+// certified DP-SGD budget of a run (phases, several deltas, GDP on a window
+// of tests), or the sigma / steps / epochs / batch size that meets a target.
+#include <pybind11/stl.h>
+
+#include <tuple>
+
 #include "bindings.hpp"
 #include "fdp/budget/dpsgd.hpp"
 
@@ -8,17 +13,50 @@ namespace {
 
 namespace py = pybind11;
 
-py::dict report_dict(const dpsgd_report& r) {
+using phase_tuple = std::tuple<double, double, std::int64_t>;  // (q, sigma, steps)
+
+py::tuple pair(const interval& i) { return py::make_tuple(i.lower, i.upper); }
+
+py::dict report_dict(const dpsgd_config& c, const dpsgd_report& r) {
   py::dict d;
   d["route"] = r.route;
   d["sensitivity"] = r.sensitivity;
-  d["epsilon"] = py::make_tuple(r.epsilon.lower, r.epsilon.upper);
-  if (r.has_mu) d["mu"] = py::make_tuple(r.mu.lower, r.mu.upper);
+  d["epsilon"] = pair(r.epsilon);
+  py::list more;
+  for (const interval& e : r.more_epsilons) more.append(pair(e));
+  d["more_epsilons"] = more;
+  if (r.has_mu) d["mu"] = pair(r.mu);
+  if (c.mu_above > 0) d["mu_above"] = pair(r.mu_window);
   d["clt_mu"] = r.clt_mu;
   d["clt_epsilon"] = r.clt_epsilon;
   d["clt_formula"] = r.clt_formula;
   d["seconds"] = r.seconds;
+  py::list phases;
+  phases.append(py::make_tuple(c.q, c.sigma, c.steps));
+  for (const auto& p : c.later_phases) phases.append(py::make_tuple(p.q, p.sigma, p.steps));
+  d["phases"] = phases;
   return d;
+}
+
+// The run: its first phase, the later ones and what is reported.
+dpsgd_config config_of(double q, double sigma, std::int64_t steps,
+                       const std::vector<double>& deltas, const std::string& sampling,
+                       const std::string& neighbours, double sensitivity, bool gdp_summary,
+                       double mu_above, const std::vector<phase_tuple>& later) {
+  if (deltas.empty()) throw std::invalid_argument("dpsgd: delta: give at least one");
+  dpsgd_config c;
+  c.q = q;
+  c.sigma = sigma;
+  c.steps = steps;
+  c.delta = deltas.front();
+  c.more_deltas.assign(deltas.begin() + 1, deltas.end());
+  c.sampling = parse_sampling(sampling);
+  c.neighbours = parse_neighbours(neighbours);
+  c.sensitivity = sensitivity;
+  c.gdp_summary = gdp_summary;
+  c.mu_above = mu_above;
+  for (const auto& [pq, ps, pt] : later) c.later_phases.push_back({pq, ps, pt});
+  return c;
 }
 
 }  // namespace
@@ -26,27 +64,54 @@ py::dict report_dict(const dpsgd_report& r) {
 void bind_dpsgd(py::module_& m) {
   m.def(
       "account_dpsgd",
-      [](double q, double sigma, std::int64_t steps, double delta, const std::string& sampling,
-         const std::string& neighbours, double sensitivity, bool gdp_summary) {
-        dpsgd_config c;
-        c.q = q;
-        c.sigma = sigma;
-        c.steps = steps;
-        c.delta = delta;
-        c.sampling = parse_sampling(sampling);
-        c.neighbours = parse_neighbours(neighbours);
-        c.sensitivity = sensitivity;
-        c.gdp_summary = gdp_summary;
+      [](double q, double sigma, std::int64_t steps, const std::vector<double>& deltas,
+         const std::string& sampling, const std::string& neighbours, double sensitivity,
+         bool gdp_summary, double mu_above, const std::vector<phase_tuple>& later) {
+        const dpsgd_config c = config_of(q, sigma, steps, deltas, sampling, neighbours, sensitivity,
+                                         gdp_summary, mu_above, later);
         dpsgd_report r;
         {
           py::gil_scoped_release release;
           r = account_dpsgd(c);
         }
-        return report_dict(r);
+        return report_dict(c, r);
       },
-      py::arg("q"), py::arg("sigma"), py::arg("steps"), py::arg("delta"),
+      py::arg("q"), py::arg("sigma"), py::arg("steps"), py::arg("deltas"),
       py::arg("sampling") = "poisson", py::arg("neighbours") = "add-remove",
-      py::arg("sensitivity") = 0.0, py::arg("gdp_summary") = true);
+      py::arg("sensitivity") = 0.0, py::arg("gdp_summary") = false, py::arg("mu_above") = 0.0,
+      py::arg("later_phases") = std::vector<phase_tuple>{});
+  m.def(
+      "solve_dpsgd",
+      [](double target_eps, double delta, const std::string& param, double q, double sigma,
+         std::int64_t steps, std::int64_t dataset_size, std::int64_t batch_size, double epochs,
+         const std::string& rule, const std::string& sampling, const std::string& neighbours,
+         double sensitivity, double mu_above, const std::vector<phase_tuple>& later) {
+        const dpsgd_config c = config_of(q, sigma, steps, {delta}, sampling, neighbours,
+                                         sensitivity, false, mu_above, later);
+        dpsgd_solve w;
+        w.param = param;
+        w.target_epsilon = target_eps;
+        w.dataset_size = dataset_size;
+        w.batch_size = batch_size;
+        w.epochs = epochs;
+        w.rule = parse_epoch_steps_rule(rule);
+        dpsgd_solution s;
+        {
+          py::gil_scoped_release release;
+          s = solve_dpsgd(c, w);
+        }
+        py::dict d = report_dict(s.config, s.report);
+        d["value"] = s.calibration.value;
+        d["certified_gap"] = s.calibration.certified_gap;
+        d["certified_optimum_bound"] = s.calibration.certified_optimum_bound;
+        d["at_limit"] = s.calibration.at_limit;
+        d["evaluations"] = s.calibration.evaluations;
+        return d;
+      },
+      py::arg("target_eps"), py::arg("delta"), py::arg("param"), py::arg("q"), py::arg("sigma"),
+      py::arg("steps"), py::arg("dataset_size"), py::arg("batch_size"), py::arg("epochs"),
+      py::arg("steps_per_epoch"), py::arg("sampling"), py::arg("neighbours"),
+      py::arg("sensitivity"), py::arg("mu_above"), py::arg("later_phases"));
   m.def(
       "dpsgd_steps",
       [](double epochs, std::int64_t n, std::int64_t b, const std::string& rule) {

@@ -30,7 +30,7 @@ def test_calibrate_with_others_and_an_integer_parameter():
 
 
 def test_dpsgd_matches_cli(cli):
-    r = fdp.dpsgd(sigma=1.1, q=float(Q), steps=14062, delta=1e-5)
+    r = fdp.dpsgd(sigma=1.1, q=float(Q), steps=14062, delta=1e-5, gdp_summary=True)
     want = cli("dpsgd", "--q", Q, "--sigma", "1.1", "--steps", "14062", "--delta", "1e-5", "--mu")
     e = answers(want, "epsilon")[0]
     assert r.epsilon == (e["lower"], e["upper"])
@@ -67,3 +67,33 @@ def test_group_closed_form_truth_and_bad_k():
     assert e.lower <= truth * (1 + 1e-12) and truth <= e.upper * (1 + 1e-12)
     with pytest.raises(ValueError, match="k"):
         fdp.group(["gdp:mu=0.5"], 0)
+
+
+def test_dpsgd_one_call_matches_cli(cli):
+    s = fdp.dpsgd_solve(3.0, 1e-5, dataset_size=50000, batch_size=512, epochs=30)
+    want = cli("dpsgd", "--dataset-size", "50000", "--batch-size", "512", "--epochs", "30",
+               "--eps", "3", "--delta", "1e-5")
+    assert s.value == want["solve"]["value"] and s.param == "sigma"
+    assert s.report.steps == want["assumptions"]["steps"] == 2940
+    e = answers(want, "epsilon")[0]
+    assert s.report.epsilon == (e["lower"], e["upper"]) and s.report.epsilon.upper <= 3.0
+    assert fdp.dpsgd_steps(30, 50000, 512) == 2940
+    assert fdp.dpsgd_steps(30, 50000, 512, "total") == 2930
+    assert fdp.dpsgd_steps(30, 50000, 512, "floor") == 2910
+
+
+def test_dpsgd_deltas_phases_and_window(cli):
+    r = fdp.dpsgd(sigma=1.0, q=0.01, steps=1000, delta=[1e-5, 1e-7], mu_above=1e-6,
+                  phases=[(0.02, 2.0, 100)])
+    want = cli("dpsgd", "--phase", "q=0.01,sigma=1,steps=1000", "--phase", "q=0.02,sigma=2,steps=100",
+               "--delta", "1e-5", "--delta", "1e-7", "--mu-above", "1e-6")
+    got = [(d, e) for d, e in r.epsilons]
+    assert [d for d, _ in got] == [1e-5, 1e-7]
+    for (d, e), q in zip(got, want["queries"]):
+        assert q["delta"] == d and e == (q["epsilon"]["lower"], q["epsilon"]["upper"])
+    assert r.mu_above == (want["mu_above"]["mu"]["lower"], want["mu_above"]["mu"]["upper"])
+    assert r.steps == 1100 and r.mu is None
+    with pytest.raises(ValueError, match="mu_above"):
+        fdp.dpsgd(sigma=1.0, q=0.01, steps=10, mu_above=0.7)
+    with pytest.raises(ValueError, match="solve"):
+        fdp.dpsgd_solve(3.0, 1e-5, solve="noise", sigma=1.0, q=0.01, steps=10)
