@@ -66,6 +66,10 @@ def fmt(x):
 CURVE = os.path.join(TMP, "curve.csv")
 with open(CURVE, "w") as fh:
     fh.write("0,1\n0.2,0.3\n1,0\n")
+RDP = os.path.join(TMP, "rdp.csv")  # (the rdp kind's file: order,rdp rows)
+with open(RDP, "w") as fh:
+    fh.write("order,rdp\n2,0.5\n4,1\n8,2\n")
+FILE_OF_KIND = {"rdp": RDP}
 LEDGER = os.path.join(TMP, "ledger.json")
 rc, _, err = run("ledger", "init", "--budget-eps", "10", "--delta", "1e-5", LEDGER)
 check(rc == 0, "ledger init (%s)" % err)
@@ -77,7 +81,8 @@ check(len(table) >= 8, "the table has the kinds (%d)" % len(table))
 
 
 def items_of(kind):
-    """The example's KEY=VALUE items (file keys pointed at a curve file), times apart."""
+    """The example's KEY=VALUE items (file keys pointed at a curve file, or the
+    kind's own file format), times apart."""
     ex = kind["example"]
     items = {}
     if ":" in ex:
@@ -86,7 +91,7 @@ def items_of(kind):
             items[k] = v
     for key in kind["keys"]:
         if key["type"] == "text" and key["name"] == "file":  # (other text keys: lists)
-            items[key["name"]] = CURVE
+            items[key["name"]] = FILE_OF_KIND.get(kind["name"], CURVE)
     times = items.pop("times", None)
     return items, times
 

@@ -39,14 +39,26 @@ const std::string& curve_file() {
   return path;
 }
 
-// The example with its file keys pointing at curve_file().
+// An RDP curve file (order,rdp rows) for the rdp kind's file key.
+const std::string& rdp_file() {
+  static const std::string path = [] {
+    const std::string p =
+        ::testing::TempDir() + "fdp_spec_table_rdp_" + std::to_string(::getpid()) + ".csv";
+    std::ofstream(p) << "order,rdp\n2,0.5\n4,1\n8,2\n";
+    return p;
+  }();
+  return path;
+}
+
+// The example with its file keys pointing at curve_file() (rdp_file() for
+// the rdp kind, whose files hold an RDP curve).
 std::string runnable_example(const spec_kind& k) {
   std::string text = k.example;
   for (const auto& key : k.keys) {
     if (key.kind != spec_key::type::text || key.name != "file") continue;  // (others: lists)
     const auto at = text.find(key.name + "=");
     const auto end = text.find(',', at);
-    text = text.substr(0, at) + key.name + "=" + curve_file() +
+    text = text.substr(0, at) + key.name + "=" + (k.name == "rdp" ? rdp_file() : curve_file()) +
            (end == std::string::npos ? "" : text.substr(end));
   }
   return text;

@@ -147,37 +147,47 @@ double spec::number_or(const std::string& key, double dflt, double lo, double hi
   return has(key) ? number(key, lo, hi, lo_open, hi_open) : dflt;
 }
 
-curve read_curve_csv(const std::string& path) {
-  bounded_line_reader in(path, "curve file", kMaxLineBytes, kMaxCurveFileBytes);
-  std::vector<curve::point> pts;
+std::vector<std::pair<double, double>> read_two_column_csv(const std::string& path,
+                                                           const std::string& what,
+                                                           const std::string& col1,
+                                                           const std::string& col2) {
+  bounded_line_reader in(path, what, kMaxLineBytes, kMaxCurveFileBytes);
+  std::vector<std::pair<double, double>> rows;
   std::string line;
   bool header_seen = false;
+  auto trim = [](std::string x) {
+    const auto b = x.find_first_not_of(" \t\r"), e = x.find_last_not_of(" \t\r");
+    return b == std::string::npos ? std::string() : x.substr(b, e - b + 1);
+  };
   while (in.next(line)) {
     const std::uint64_t lineno = in.line();
     const auto first = line.find_first_not_of(" \t");
     if (first == std::string::npos || line[first] == '#') continue;
     const auto comma = line.find(',');
-    const std::string where = "curve file '" + path + "' line " + std::to_string(lineno);
-    if (comma == std::string::npos) throw std::invalid_argument(where + ": expected 'alpha,beta'");
-    auto trim = [](std::string x) {
-      const auto b = x.find_first_not_of(" \t"), e = x.find_last_not_of(" \t");
-      return b == std::string::npos ? std::string() : x.substr(b, e - b + 1);
-    };
+    const std::string where = what + " '" + path + "' line " + std::to_string(lineno);
+    const std::string pair = "'" + col1 + "," + col2 + "'";
+    if (comma == std::string::npos) throw std::invalid_argument(where + ": expected " + pair);
     const std::string a = trim(line.substr(0, comma)), b = trim(line.substr(comma + 1));
-    if (pts.empty() && !header_seen && (a == "alpha" || a == "a")) {
+    if (rows.empty() && !header_seen && (a == col1 || a == col1.substr(0, 1))) {
       header_seen = true;
       continue;
     }
-    if (b.find(',') != std::string::npos) {
-      throw std::invalid_argument(where + ": expected two columns 'alpha,beta'");
-    }
-    if (pts.size() == kMaxCurvePoints) {
+    if (b.find(',') != std::string::npos)
+      throw std::invalid_argument(where + ": expected two columns " + pair);
+    if (rows.size() == kMaxCurvePoints) {
       throw std::invalid_argument(where + ": more than " + std::to_string(kMaxCurvePoints) +
-                                  " points (the limit)");
+                                  " rows (the limit)");
     }
-    pts.push_back({parse_number(a, where + ": alpha"), parse_number(b, where + ": beta")});
+    rows.emplace_back(parse_number(a, where + ": " + col1), parse_number(b, where + ": " + col2));
   }
-  if (pts.empty()) throw std::invalid_argument("curve file '" + path + "': no points");
+  if (rows.empty()) throw std::invalid_argument(what + " '" + path + "': no rows");
+  return rows;
+}
+
+curve read_curve_csv(const std::string& path) {
+  std::vector<curve::point> pts;
+  for (const auto& [a, b] : read_two_column_csv(path, "curve file", "alpha", "beta"))
+    pts.push_back({a, b});
   try {
     return curve::from_points(std::move(pts));
   } catch (const std::invalid_argument& e) {

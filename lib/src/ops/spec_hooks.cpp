@@ -13,6 +13,11 @@ compose_term make_term(const spec& s) {
                          "must be an integer >= 1 (spec '" + s.text + "')");
   }
   const spec_kind& k = s.kind();
+  if (k.fold_times && s.times > 1) {
+    compose_term t = make_term(k.fold_times(s));
+    t.text = s.text;
+    return t;
+  }
   compose_term t = k.term ? k.term(s) : kinds::term_of_closed(k.closed(s));
   t.times = s.times;
   t.text = s.text;

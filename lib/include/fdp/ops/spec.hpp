@@ -62,6 +62,14 @@ std::optional<tradeoff> single_tradeoff(const spec& s);
 inline constexpr std::size_t kMaxCurvePoints = 1000000;
 inline constexpr std::uint64_t kMaxCurveFileBytes = std::uint64_t{64} << 20;
 
+/// Reads a CSV of two numeric columns (`col1,col2` per line; '#' comments,
+/// blank lines and one optional header line naming col1 allowed), within the
+/// limits above. `what` names the file in messages ("curve file").
+std::vector<std::pair<double, double>> read_two_column_csv(const std::string& path,
+                                                           const std::string& what,
+                                                           const std::string& col1,
+                                                           const std::string& col2);
+
 /// Reads a curve CSV (alpha,beta per line; '#' comments and one optional
 /// header line allowed) into a validated curve. Throws naming the file and
 /// line, also for input beyond the limits above (checked while reading:

@@ -135,6 +135,12 @@ struct spec_kind {
   compose_term (*term)(const spec&) = nullptr;
 
   // Optional hooks.
+  /// The spec with its repetitions folded into its parameters (times = 1),
+  /// when that composes them tighter than the engine would compose the
+  /// repetitions: zCDP parameters add (rho-zCDP T times is T rho-zCDP, Bun
+  /// & Steinke 2016), and converting once loses less than converting each
+  /// time. nullptr: repetitions are composed by the engine.
+  spec (*fold_times)(const spec&) = nullptr;
   /// The relative rounding of the closed form's parameter: a quotient
   /// sensitivity / scale is rounded unless the division is exact (group's
   /// brackets widen by it); nullptr: 0 (the parameter is the user's double).
