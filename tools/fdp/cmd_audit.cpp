@@ -14,6 +14,8 @@
 #include <optional>
 #include <utility>
 
+#include "audit_claim.hpp"
+#include "audit_scores.hpp"
 #include "cli.hpp"
 #include "fdp/audit/audit.hpp"
 #include "fdp/audit/stats_io.hpp"
@@ -26,29 +28,6 @@ namespace fdp::cli {
 namespace {
 
 using namespace fdp::audit;
-
-/// The claim: the composition of the --claim specs (a lower polygon when it
-/// is not a closed form: a violation of the polygon is a violation of the
-/// claim), else the mechanism's own claim.
-tradeoff claim_from(const args& a, const mech::mechanism* m, std::string& text) {
-  const auto specs_text = a.all("claim");
-  if (specs_text.empty()) {
-    if (!m) {
-      throw usage_error(std::string("--claim SPEC is required with ") +
-                        (a.has("stats-in") ? "--stats-in" : "--samples0/--samples1") +
-                        " (e.g. --claim epsdelta:eps=1)");
-    }
-    tradeoff t = m->claim();
-    text = t.describe() + " (the mechanism's claim)";
-    return t;
-  }
-  std::vector<spec> specs;
-  for (const auto& s : specs_text) specs.push_back(parse_spec(s));
-  const composition c = compose(specs);
-  for (std::size_t i = 0; i < specs_text.size(); ++i) text += (i ? " (x) " : "") + specs_text[i];
-  if (c.is_exact()) return *c.exact();
-  return tradeoff(c.lower_curve(800));
-}
 
 /// A progress bar on stderr when it is a terminal, drawn once a run has
 /// taken 2 seconds (FDP_PROGRESS_AFTER=SECONDS overrides the delay; the CLI
@@ -154,8 +133,8 @@ audit_source audit_source_of(const args& a) {
   }
   if (!builtin && !files && !from_stats) {
     throw usage_error(
-        "nothing to audit: give --mechanism NAME:params --input0 V --input1 V, or --samples0 FILE "
-        "--samples1 FILE");
+        "nothing to audit: give --mechanism NAME:params --input0 V --input1 V, --samples0 FILE "
+        "--samples1 FILE, --scores FILE or --one-run FILE");
   }
   return builtin ? audit_source::mechanism
                  : (files ? audit_source::sample_files : audit_source::merged_stats);
@@ -458,6 +437,7 @@ void print_audit(const audited& d, bool list_tests) {
 }
 
 int run_audit(const args& a) {
+  if (is_score_audit(a)) return run_score_audit(a);
   keep_freed_memory_in_heap();
   const audit_source source = audit_source_of(a);
   audit_options opt = audit_options_from(a);
@@ -481,7 +461,9 @@ FDP_REGISTER_COMMAND(command{
     "usage: fdp audit --mechanism NAME:params --input0 V --input1 V [--claim SPEC]...\n"
     "                 [--samples N] [--confidence C] [--seed S] [--threads T] [--delta D]\n"
     "                 [--curve-out FILE] [--json]\n"
-    "       fdp audit --samples0 FILE --samples1 FILE --claim SPEC... [options]\n\n"
+    "       fdp audit --samples0 FILE --samples1 FILE --claim SPEC... [options]\n"
+    "       fdp audit --scores FILE [--claim SPEC]... [--delta D] [--curve-out FILE]\n"
+    "       fdp audit --one-run FILE [--guesses K] [--claim SPEC]... [--delta D]\n\n"
     "Tests the claim that the mechanism is f-DP on the neighbouring inputs V (query\n"
     "answers, comma-separated), in both orderings of the pair, from sampled outputs.\n"
     "Inputs that are not neighbours under the mechanism's relation (fdp mechanisms)\n"
@@ -539,6 +521,19 @@ FDP_REGISTER_COMMAND(command{
     "  --plan-in FILE --shard I with --mechanism and --stats-out: evaluation outputs\n"
     "                           only, from stream block I<<20 on (another shard)\n"
     "  --stats-in FILE          (repeatable) merge shards of one plan and report\n\n"
+    "Canary scores (membership-inference scores of canaries; file rows\n"
+    "score,in,canary,run with in = 1 if the canary was trained on; fdp sample\n"
+    "--gdp-scores writes simulated ones):\n"
+    "  --scores FILE            many runs (Nasr et al. 2023): per canary, rank\n"
+    "                           threshold tests on its in/out scores, no data split;\n"
+    "                           certified epsilon and mu lower bounds, the curve's\n"
+    "                           certified upper edge (--curve-out: alpha,beta_upper,\n"
+    "                           beta_estimate) and a GDP fit that is an ESTIMATE only\n"
+    "  --one-run FILE           one run (Steinke, Nasr & Jagielski 2023): one row per\n"
+    "                           canary, each included with probability 1/2\n"
+    "  --guesses K              one run: guess on the K most confident canaries (the\n"
+    "                           ceil(K/2) highest scores 'in', the rest of K lowest\n"
+    "                           'out'); default all; fix K before looking at the data\n\n"
     "examples:\n"
     "  fdp audit --mechanism laplace:eps=1 --input0 0 --input1 1 --samples 1000000\n"
     "  fdp audit --mechanism laplace:eps=1 --input0 0 --input1 3 --group 3\n"
@@ -548,7 +543,11 @@ FDP_REGISTER_COMMAND(command{
     "            --input1 1,1,1,1,1,1,1,1,1,1 --samples 20000000 --confidence 0.9\n"
     "  fdp sample --mechanism report-noisy-max:eps=1 --input 1,1,1 --samples 1000000 --out a.txt\n"
     "  fdp sample --mechanism report-noisy-max:eps=1 --input 0,2,2 --samples 1000000 --out b.txt\n"
-    "  fdp audit --samples0 a.txt --samples1 b.txt --claim epsdelta:eps=1\n",
+    "  fdp audit --samples0 a.txt --samples1 b.txt --claim epsdelta:eps=1\n"
+    "  fdp sample --gdp-scores 2 --runs 1000 --canaries 2 --seed 1 --out scores.csv\n"
+    "  fdp audit --scores scores.csv --claim gdp:mu=1 --delta 1e-5    (exit 3)\n"
+    "  fdp sample --gdp-scores 2 --runs 1 --canaries 1000 --seed 1 --out one.csv\n"
+    "  fdp audit --one-run one.csv --guesses 200 --delta 1e-5\n",
     {{"mechanism", true, false, "mechanism spec"},
      {"input0", true, false, "first input"},
      {"input1", true, false, "neighbouring input"},
@@ -574,6 +573,9 @@ FDP_REGISTER_COMMAND(command{
      {"stats-out", true, false, "stats file"},
      {"stats-in", true, true, "stats files"},
      {"group", true, false, "group size"},
+     {"scores", true, false, "canary score file (many runs)"},
+     {"one-run", true, false, "canary score file (one run)"},
+     {"guesses", true, false, "one run: number of guesses"},
      {"skip-header", false, false, "header line in sample files"}},
     run_audit,
     true});
