@@ -31,9 +31,10 @@ void check_score_options(const args& a) {
   if (!a.positional().empty()) throw usage_error("unexpected argument '" + a.positional()[0] + "'");
   if (a.has("scores") && a.has("one-run"))
     throw usage_error("give either --scores FILE (many runs) or --one-run FILE, not both");
-  for (const char* o : {"mechanism", "samples0", "samples1", "stats-in", "input0", "input1",
-                        "samples", "plan-in", "plan-out", "stats-out", "group", "bit-features",
-                        "skip-header", "curve-tests", "selection-fraction"}) {
+  for (const char* o :
+       {"mechanism", "samples0", "samples1", "stats-in", "input0", "input1", "samples", "plan-in",
+        "plan-out", "stats-out", "group", "bit-features", "skip-header", "curve-tests",
+        "selection-fraction", "seed", "threads", "tests", "no-oracle"}) {
     if (a.has(o)) {
       throw usage_error(std::string("--") + o + " does not apply to --scores/--one-run audits", o);
     }

@@ -70,6 +70,7 @@ score_table read_scores(const std::string& path) {
   t.path = path;
   std::size_t columns = 0;
   std::uint64_t blank = 0;
+  bool seen_first = false;  // (a header may only be the first row)
   std::set<std::pair<std::string, std::string>> seen;
   const char *b, *e;
   while (r.next(b, e)) {
@@ -86,8 +87,9 @@ score_table read_scores(const std::string& path) {
     const auto f = fields_of(b, e);
     double x;
     // The header: a first row that is neither a score nor an inclusion bit.
-    if (columns == 0 && !parse_score(f[0], x) && (f.size() < 2 || (f[1] != "0" && f[1] != "1")))
-      continue;
+    const bool first = !seen_first;
+    seen_first = true;
+    if (first && !parse_score(f[0], x) && (f.size() < 2 || (f[1] != "0" && f[1] != "1"))) continue;
     if (columns == 0) {
       if (f.size() < 2 || f.size() > 4) {
         row_error(r, std::to_string(f.size()) + " fields; a row is score,in[,canary[,run]]");
