@@ -7,10 +7,12 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <stdexcept>
 #include <string>
 
 #include "fdp/audit/audit.hpp"
+#include "fdp/audit/stats_io.hpp"
 #include "fdp/core/families.hpp"
 #include "fdp/mech/registry.hpp"
 
@@ -76,6 +78,25 @@ TEST(GroupAudit, CorrectMechanismAtGroupDistanceIsConsistent) {
   // eps = 0.3 per neighbour allows 0.9 on 3 steps; the truth is 3.
   const tradeoff weak(eps_delta(0.3, 0.0));
   EXPECT_EQ(run("laplace:eps=1", "0", "3", 200000, 3, &weak).result.verdict, "violation");
+}
+
+TEST(GroupAudit, ShardsRememberTheirGroup) {
+  // Merged shards of a group audit are judged against the group claim: the
+  // plan carries K through its file, and a merge with a smaller K is refused.
+  const auto r = run("laplace:eps=1", "0", "2", 50000, 2);
+  EXPECT_EQ(r.tests.group, 2);
+  const std::string path = ::testing::TempDir() + "fdp_group_stats.txt";
+  write_stats(path, r.tests, r.counts);
+  plan p;
+  eval_counts c;
+  read_stats(path, p, c);
+  std::remove(path.c_str());
+  EXPECT_EQ(p.group, 2);
+  EXPECT_EQ(plan_fingerprint(p), plan_fingerprint(r.tests));
+  EXPECT_THROW(audit_counts(p, c, eps_delta(1.0, 0.0), 0.0, 1), std::invalid_argument);
+  EXPECT_NE(audit_counts(p, c, eps_delta(1.0, 0.0), 0.0, 2).result.verdict, "violation");
+  // Neighbours: no group number in the file (older files read the same).
+  EXPECT_EQ(run("laplace:eps=1", "0", "1", 20000, 1).tests.group, 1);
 }
 
 }  // namespace

@@ -144,6 +144,16 @@ check(d.get("verdict") == "consistent" and d["assumptions"]["group"] == 5
       and d["source"]["distance"] == 5 and "group 5 of" in d.get("claim", ""),
       "laplace 0 vs 5 with --group 5: consistent against the group claim (%s)" % d.get("claim"))
 
+# shards of a group audit: merged per neighbour they would raise false alarms
+rc, _, err = run("audit", "--mechanism", "laplace:eps=1", "--input0", "0", "--input1", "2", "--group", "2",
+                 "--samples", "50000", "--stats-out", path("g0.txt"))
+check(rc == 0, "group 2 shard: exit 0 (%r)" % err)
+bad(["--stats-in", path("g0.txt"), "--claim", "epsdelta:eps=1"], "--group 1 is below the shards' own",
+    "group shards merged without --group")
+d = verdict(["--stats-in", path("g0.txt"), "--claim", "epsdelta:eps=1", "--group", "2"], "group merge",
+            codes=(0,))
+check(d.get("verdict") == "consistent", "group shards merged with --group 2: consistent (%s)" % d.get("verdict"))
+
 # --- verdict wording: vacuous claims, outputs that never repeat -------------------
 d = verdict(["--samples0", good, "--samples1", good, "--claim", "epsdelta:eps=1,delta=1"],
             "vacuous claim", codes=(0,))

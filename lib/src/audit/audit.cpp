@@ -379,6 +379,7 @@ audit_report audit_mechanism(const mech::mechanism& m, const std::vector<double>
   rep.tests = choose_tests(sel.side[0], sel.side[1], pr.dim, {{nsel, nsel}, {neval, neval}}, claim,
                            opt, rep.category_name);
   note_untested_bits(sel.side[0], opt, rep);
+  rep.tests.group = opt.group;
   sel.release();
   rep.seconds.selection = since(t1);
 
@@ -787,6 +788,7 @@ audit_report audit_files(const std::string& f0, const std::string& f1,
   const split_sizes n = split_of(sc);
   rep.tests = choose_tests(sc[0].sel, sc[1].sel, sc[0].dim, n, claim, opt, rep.category_name);
   note_untested_bits(sc[0].sel, opt, rep);
+  rep.tests.group = opt.group;
   for (auto& s : sc) {
     s.sel.real.clear();
     s.sel.real.shrink_to_fit();
@@ -808,6 +810,16 @@ audit_report audit_files(const std::string& f0, const std::string& f1,
 
 audit_report audit_counts(const plan& p, const eval_counts& counts, const tradeoff& claim,
                           double delta, std::int64_t group) {
+  if (group < p.group) {
+    // A per-neighbour claim against outputs of inputs K steps apart would
+    // report false violations: the plan remembers K.
+    throw std::invalid_argument("audit: --group " + std::to_string(group) +
+                                " is below the shards' own: they come from a group audit of "
+                                "inputs up to " +
+                                std::to_string(p.group) +
+                                " neighbour steps apart (merge them with --group " +
+                                std::to_string(p.group) + " or more)");
+  }
   audit_report rep;
   rep.tests = p;
   rep.counts = counts;

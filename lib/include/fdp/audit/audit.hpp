@@ -114,7 +114,9 @@ audit_report audit_files(const std::string& file0, const std::string& file1, con
                          const audit_options& opt);
 
 /// Audit from a plan and merged evaluation counts (stats files); group as
-/// in audit_options.
+/// in audit_options, at least the plan's own group (std::invalid_argument
+/// otherwise: shards of a group audit judged per neighbour would raise
+/// false alarms).
 audit_report audit_counts(const plan& p, const eval_counts& counts, const tradeoff& claim,
                           double delta, std::int64_t group = 1);
 
