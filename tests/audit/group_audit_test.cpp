@@ -15,6 +15,7 @@
 #include "fdp/audit/stats_io.hpp"
 #include "fdp/core/families.hpp"
 #include "fdp/mech/registry.hpp"
+#include "fdp/ops/group.hpp"
 
 namespace fdp::audit {
 namespace {
@@ -65,6 +66,15 @@ TEST(GroupAudit, ClaimBecomesItsGroupGuarantee) {
   const double a = 0.01, one_minus_f = std::exp(1.0) * a;  // 1 - f(a) for small a
   EXPECT_NEAR(one_minus_beta(h, a), std::exp(1.0) * one_minus_f, 1e-12);
   EXPECT_THROW(group_claim(tradeoff(gaussian(1)), 0), std::invalid_argument);
+  // The polygon is the certified one below the power: at or below the
+  // rounded-to-nearest power of fdp::group, and within 1e-12 of it.
+  const tradeoff certified = group_claim(tradeoff(eps_delta(0.7, 1e-6)), 3);
+  const tradeoff nearest = fdp::group(tradeoff(eps_delta(0.7, 1e-6)), 3);
+  for (int i = 0; i <= 1000; ++i) {
+    const double x = i / 1000.0;
+    EXPECT_LE(beta(certified, x), beta(nearest, x) + 1e-15) << x;
+    EXPECT_NEAR(beta(certified, x), beta(nearest, x), 1e-12) << x;
+  }
 }
 
 TEST(GroupAudit, CorrectMechanismAtGroupDistanceIsConsistent) {

@@ -6,6 +6,7 @@
 
 #include "fdp/core/curve.hpp"
 #include "fdp/ops/group.hpp"
+#include "ops/group_bounds.hpp"
 
 namespace fdp::audit {
 
@@ -15,10 +16,16 @@ tradeoff group_claim(const tradeoff& claim, std::int64_t k) {
                                 "): the group size must be an integer >= 1");
   }
   if (k == 1) return claim;
+  // Polygons: the certified polygon at or below the power (directed
+  // rounding, ops/group_bounds.hpp), so that a violation of it is a
+  // violation of the exact group claim, not of a value a few ulps too high.
   if (const auto* c = std::get_if<curve>(&claim.get())) {
-    return fdp::group(tradeoff(symmetrize_hull(*c)), k);
+    return tradeoff(fdp::detail::group_bounds(*c, k, fdp::detail::group_input::symmetrized).lower);
   }
-  return fdp::group(claim, k);
+  if (const auto* e = std::get_if<eps_delta>(&claim.get()); e && e->eps > 0) {
+    return tradeoff(fdp::detail::group_bounds(*e, k).lower);
+  }
+  return fdp::group(claim, k);  // closed forms, and f_{0,delta} -> f_{0, min(1, k delta)}
 }
 
 }  // namespace fdp::audit

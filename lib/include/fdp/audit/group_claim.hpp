@@ -15,8 +15,10 @@ namespace fdp::audit {
 /// audit tests both orderings of the pair against one claim, so a curve is
 /// first made symmetric (min{f, f^-1}**, what holds for both orderings)
 /// before the power, as DRS Thm 2.14 requires. Closed forms stay closed
-/// (G_mu -> G_{k mu}, Laplace(mu) -> Laplace(k mu)); f_{eps,delta} becomes
-/// its exact k + 1 piece polygon. Throws std::invalid_argument for k < 1.
+/// (G_mu -> G_{k mu}, Laplace(mu) -> Laplace(k mu)); for f_{eps,delta} and
+/// curves the result is the certified polygon at or below the exact power
+/// (directed rounding, as fdp group's brackets), so a violation of it is a
+/// violation of the group claim. Throws std::invalid_argument for k < 1.
 tradeoff group_claim(const tradeoff& claim, std::int64_t k);
 
 }  // namespace fdp::audit
