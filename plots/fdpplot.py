@@ -167,6 +167,10 @@ def read_curve_csv(path, label=None):
     col = {h: i for i, h in enumerate(header)}
     if "beta_lower" in col and "beta_upper" in col:
         lo_name, up_name = "beta_lower", "beta_upper"
+    elif "tests_beta_lower" in col and "beta_upper" in col:
+        # fdp audit --curve-out: the lower edge bounds the curve of the tests
+        # the audit found, not the true curve (docs/cli.md, 4.3)
+        lo_name, up_name = "tests_beta_lower", "beta_upper"
     elif "beta" in col:
         lo_name = up_name = "beta"
     else:

@@ -3,9 +3,11 @@
 f and the witness point.
 
 Inputs (formats of `fdp audit`, docs/cli.md):
-  --curve FILE   `fdp audit --curve-out FILE`: alpha,beta_lower,beta_upper
-                 and beta_estimate (the empirical curve; if absent, the middle
-                 of the band is not drawn as a line)
+  --curve FILE   `fdp audit --curve-out FILE`: alpha,tests_beta_lower,
+                 beta_upper and beta_estimate (the empirical curve; if absent,
+                 the middle of the band is not drawn as a line). Only the
+                 upper edge bounds the true curve; the lower edge bounds the
+                 curve of the tests the audit found.
   --json FILE    `fdp audit ... --json` (verdict, confidence, samples,
                  epsilon_lower, mu_lower, witness {alpha, beta, claim_beta})
   --claim SPEC   the claimed f, drawn with `fdp curve SPEC` (or --claim-curve
@@ -65,7 +67,8 @@ def main():
     def draw(ax, legend):
         ax.fill_between(emp.alpha, emp.lower, emp.upper, color=EMP, alpha=0.22,
                         lw=0, zorder=2,
-                        label=f"{conf_txt}confidence band" if legend else None)
+                        label=(f"{conf_txt}upper bound .. found tests' lower bound"
+                               if legend else None))
         ax.plot(emp.alpha, emp.lower, color=EMP, lw=0.6, alpha=0.8, zorder=2)
         ax.plot(emp.alpha, emp.upper, color=EMP, lw=0.6, alpha=0.8, zorder=2)
         if emp.estimate is not None:

@@ -123,7 +123,7 @@ def make_audit(outdir):
     mu_lower = max(0.0, N.inv_cdf(1 - wa) - N.inv_cdf(wb))
     csv_path = os.path.join(outdir, "audit_gauss.csv")
     with open(csv_path, "w") as fh:
-        fh.write("alpha,beta_lower,beta_upper,beta_estimate\n")
+        fh.write("alpha,tests_beta_lower,beta_upper,beta_estimate\n")
         for r in rows:
             fh.write(",".join(f"{v:.10g}" for v in r) + "\n")
     obj = {"synthetic": True,

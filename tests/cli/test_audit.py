@@ -69,11 +69,11 @@ check(all(t["alpha_upper"] >= t["alpha_estimate"] and t["beta_upper"] >= t["beta
 # the curve CSV: header, columns in order, band ordered, beta_upper non-increasing
 with open(path("lap.csv")) as fh:
     rows = list(csv.reader(fh))
-check(rows[0] == ["alpha", "beta_lower", "beta_upper", "beta_estimate"], "curve header")
+check(rows[0] == ["alpha", "tests_beta_lower", "beta_upper", "beta_estimate"], "curve header")
 vals = [[float(x) for x in r] for r in rows[1:]]
 check(len(vals) > 100, "curve has points")
 check(vals[0][0] == 0.0 and vals[-1][0] == 1.0, "curve spans [0, 1]")
-check(all(r[1] <= r[3] + 1e-12 <= r[2] + 2e-12 for r in vals), "beta_lower <= estimate <= upper")
+check(all(r[1] <= r[3] + 1e-12 <= r[2] + 2e-12 for r in vals), "tests_beta_lower <= estimate <= upper")
 check(all(vals[i + 1][2] <= vals[i][2] + 1e-12 for i in range(len(vals) - 1)), "beta_upper non-increasing")
 # the plot script reads it
 plot = os.path.join(os.environ.get("FDP_SOURCE_DIR", os.path.join(os.path.dirname(__file__), "..", "..")),
@@ -184,14 +184,10 @@ with open(path("mixed.txt"), "w") as fh:
     fh.write("1.5\n2.5\nr3\n")
 bad(["--samples0", path("mixed.txt"), "--samples1", path("b.txt"), "--claim", "gdp:mu=1"],
     "mixed.txt:3: mixed output types", "mixed types")
-with open(path("nan.txt"), "w") as fh:
-    fh.write("1.5\nnan\n")
-bad(["--samples0", path("nan.txt"), "--samples1", path("nan.txt"), "--claim", "gdp:mu=1"],
-    "nan.txt:2", "NaN output")
-with open(path("inf.txt"), "w") as fh:
-    fh.write("1.5\n2\ninf\n")
-bad(["--samples0", path("inf.txt"), "--samples1", path("nan.txt"), "--claim", "gdp:mu=1"],
-    "inf.txt:3", "inf output")
+with open(path("huge.txt"), "w") as fh:
+    fh.write("1.5\n1e999\n")
+bad(["--samples0", path("huge.txt"), "--samples1", path("b.txt"), "--claim", "gdp:mu=1"],
+    "huge.txt:2: number out of the range", "out-of-range number")
 bad(["--samples0", path("missing.txt"), "--samples1", path("b.txt"), "--claim", "gdp:mu=1"],
     "missing.txt", "missing file")
 bad(["--stats-in", path("a.txt"), "--claim", "gdp:mu=1"], "not an fdp audit stats file", "bad stats file")

@@ -14,9 +14,12 @@
 #include <optional>
 #include <utility>
 
+#include "audit_claim.hpp"
+#include "audit_scores.hpp"
 #include "cli.hpp"
 #include "fdp/audit/audit.hpp"
 #include "fdp/audit/stats_io.hpp"
+#include "fdp/mech/neighbours.hpp"
 #include "fdp/mech/registry.hpp"
 #include "fdp/ops/compose.hpp"
 #include "fdp/ops/spec.hpp"
@@ -25,29 +28,6 @@ namespace fdp::cli {
 namespace {
 
 using namespace fdp::audit;
-
-/// The claim: the composition of the --claim specs (a lower polygon when it
-/// is not a closed form: a violation of the polygon is a violation of the
-/// claim), else the mechanism's own claim.
-tradeoff claim_from(const args& a, const mech::mechanism* m, std::string& text) {
-  const auto specs_text = a.all("claim");
-  if (specs_text.empty()) {
-    if (!m) {
-      throw usage_error(std::string("--claim SPEC is required with ") +
-                        (a.has("stats-in") ? "--stats-in" : "--samples0/--samples1") +
-                        " (e.g. --claim epsdelta:eps=1)");
-    }
-    tradeoff t = m->claim();
-    text = t.describe() + " (the mechanism's claim)";
-    return t;
-  }
-  std::vector<spec> specs;
-  for (const auto& s : specs_text) specs.push_back(parse_spec(s));
-  const composition c = compose(specs);
-  for (std::size_t i = 0; i < specs_text.size(); ++i) text += (i ? " (x) " : "") + specs_text[i];
-  if (c.is_exact()) return *c.exact();
-  return tradeoff(c.lower_curve(800));
-}
 
 /// A progress bar on stderr when it is a terminal, drawn once a run has
 /// taken 2 seconds (FDP_PROGRESS_AFTER=SECONDS overrides the delay; the CLI
@@ -117,7 +97,10 @@ void write_curve(const audit_result& r, const std::string& path) {
   std::ofstream f(path);
   if (!f) throw usage_error("--curve-out: cannot open '" + path + "' for writing");
   f.precision(17);  // (every double exactly: bounds printed to nearest could cross the truth)
-  f << "alpha,beta_lower,beta_upper,beta_estimate\n";
+  // tests_beta_lower, not beta_lower: it bounds the curve of the tests the
+  // audit found, not the true curve (better tests may exist), so the two
+  // edges are no confidence band for the truth; beta_upper is certified.
+  f << "alpha,tests_beta_lower,beta_upper,beta_estimate\n";
   for (const auto& p : empirical_curve(r)) {
     f << p.alpha << "," << p.beta_lower << "," << p.beta_upper << "," << p.beta_estimate << "\n";
   }
@@ -150,8 +133,8 @@ audit_source audit_source_of(const args& a) {
   }
   if (!builtin && !files && !from_stats) {
     throw usage_error(
-        "nothing to audit: give --mechanism NAME:params --input0 V --input1 V, or --samples0 FILE "
-        "--samples1 FILE");
+        "nothing to audit: give --mechanism NAME:params --input0 V --input1 V, --samples0 FILE "
+        "--samples1 FILE, --scores FILE or --one-run FILE");
   }
   return builtin ? audit_source::mechanism
                  : (files ? audit_source::sample_files : audit_source::merged_stats);
@@ -169,6 +152,8 @@ audit_options audit_options_from(const args& a) {
   opt.shard_offset = static_cast<std::uint64_t>(a.integer_or("shard", 0, 0, 1LL << 40)) << 20;
   opt.bit_features = a.flag("bit-features");
   opt.oracle = !a.flag("no-oracle");
+  opt.group = a.integer_or("group", 1, 1, 1000000);
+  opt.skip_header = a.flag("skip-header");
   return opt;
 }
 
@@ -181,6 +166,7 @@ struct audited {
   /// Kept alive with the report: its category_name may name the
   /// mechanism's tokens.
   std::unique_ptr<mech::mechanism> mechanism;
+  std::int64_t group = 1;  ///< --group K (1: neighbouring inputs)
 };
 
 // Distributed evaluation: this run only adds evaluation outputs for a given plan.
@@ -189,6 +175,7 @@ void evaluate_shard(const args& a, const mech::mechanism& m, const std::vector<d
   const plan p = read_plan(a.value("plan-in"));
   m.check_input(in0);
   m.check_input(in1);
+  check_neighbours(m, in0, in1, opt.group);
   if (!a.has("stats-out")) throw usage_error("--plan-in with --mechanism needs --stats-out FILE");
   const eval_counts c = evaluate_mechanism(m, in0, in1, n, p, opt);
   write_stats(a.value("stats-out"), p, c);
@@ -211,6 +198,8 @@ std::optional<audited> audit_builtin(const args& a, const audit_options& opt) {
   r.source["mechanism"] = m.spec();
   r.source["input0"] = in0;
   r.source["input1"] = in1;
+  r.source["neighbours"] = m.neighbours().text;
+  r.source["distance"] = mech::neighbour_distance(m.neighbours(), in0, in1);
   r.subject = m.spec();
   r.report = audit_mechanism(m, in0, in1, n, claim, opt);
   return r;
@@ -278,11 +267,18 @@ audited audit_merged_stats(const args& a, const audit_options& opt) {
   const merged_shards m = merge_shards(ins);
   r.source["stats_in"] = ins;
   r.subject = "merged statistics";
-  r.report = audit_counts(m.p, m.counts, claim, opt.delta);
+  r.report = audit_counts(m.p, m.counts, claim, opt.delta, opt.group);
   return r;
 }
 
-std::optional<audited> audit_from(const args& a, audit_source source, const audit_options& opt) {
+// The claim's words for a group audit: what is tested is its group guarantee.
+void name_group_claim(audited& d, std::int64_t k) {
+  if (k == 1) return;
+  d.claim_text = "group " + std::to_string(k) + " of " + d.claim_text +
+                 " (DRS Thm 2.14: inputs up to " + std::to_string(k) + " neighbour steps apart)";
+}
+
+std::optional<audited> audit_any(const args& a, audit_source source, const audit_options& opt) {
   switch (source) {
     case audit_source::mechanism:
       return audit_builtin(a, opt);
@@ -292,6 +288,15 @@ std::optional<audited> audit_from(const args& a, audit_source source, const audi
       break;
   }
   return audit_merged_stats(a, opt);
+}
+
+std::optional<audited> audit_from(const args& a, audit_source source, const audit_options& opt) {
+  std::optional<audited> d = audit_any(a, source, opt);
+  if (d) {
+    name_group_claim(*d, opt.group);
+    d->group = opt.group;
+  }
+  return d;
 }
 
 void write_requested_files(const args& a, const audit_report& rep) {
@@ -348,6 +353,8 @@ json audit_json(const audited& d) {
   out["witness"] = witness_json(rep);
   out["samples_needed"] = r.samples_needed ? num(*r.samples_needed) : json(nullptr);
   out["reason"] = r.reason;
+  out["nothing_learned"] = r.nothing_learned;
+  out["notes"] = rep.notes;
   out["claim"] = d.claim_text;
   out["source"] = d.source;
   out["split"] = {{"selection", {r.selection[0], r.selection[1]}},
@@ -357,7 +364,7 @@ json audit_json(const audited& d) {
   for (const auto& x : r.tests) tj.push_back(test_json(rep, x));
   out["tests"] = tj;
   out["error_budget"] = r.error_budget;
-  out["assumptions"] = {{"confidence", r.confidence}};
+  out["assumptions"] = {{"confidence", r.confidence}, {"group", d.group}};
   json t = timing(rep.seconds.total);
   t["phases"] = {{"selection_sampling", rep.seconds.select_sampling},
                  {"selection", rep.seconds.selection},
@@ -389,6 +396,24 @@ void print_tests(const audit_report& rep) {
   }
 }
 
+// The lower bounds, each with what it means: they describe the pair of
+// output laws, not the claim (the verdict line judges the claim). A large
+// mu_lower beside "consistent" is no leak: the GDP summary of a
+// non-Gaussian curve (Laplace, uniform noise) is set by its far tails.
+void print_lower_bounds(const audit_result& r) {
+  const bool none = r.nothing_learned;
+  std::cout << "epsilon >= " << fmt_down(r.epsilon_lower, 6) << " at delta = " << fmt(r.delta)
+            << (none ? "  (vacuous: no test had anything to learn from)"
+                     : "  (certified: no (epsilon, delta)-DP with a smaller epsilon holds for "
+                       "this pair)")
+            << "\n";
+  std::cout << "mu >= " << fmt_down(r.mu_lower, 6)
+            << (none ? "  (vacuous, as above)"
+                     : "  (certified: no mu-GDP with a smaller mu holds; non-Gaussian tails "
+                       "raise it: no verdict on the claim, see the verdict line)")
+            << "\n";
+}
+
 void print_audit(const audited& d, bool list_tests) {
   const audit_report& rep = d.report;
   const audit_result& r = rep.result;
@@ -404,15 +429,15 @@ void print_audit(const audited& d, bool list_tests) {
               << "  alpha <= " << fmt(r.w->alpha, 6) << ", beta <= " << fmt(r.w->beta, 6)
               << ", but the claim says beta >= " << fmt(r.w->claim_beta, 6) << "\n";
   }
-  std::cout << "epsilon >= " << fmt_down(r.epsilon_lower, 6) << " at delta = " << fmt(r.delta)
-            << "\n";
-  std::cout << "mu >= " << fmt_down(r.mu_lower, 6) << "\n";
+  print_lower_bounds(r);
+  for (const auto& n : rep.notes) std::cout << "note: " << n << "\n";
   if (rep.oracle) print_oracle(rep);
   if (list_tests) print_tests(rep);
   std::cout << "time: " << fmt(rep.seconds.total, 3) << " s\n";
 }
 
 int run_audit(const args& a) {
+  if (is_score_audit(a)) return run_score_audit(a);
   keep_freed_memory_in_heap();
   const audit_source source = audit_source_of(a);
   audit_options opt = audit_options_from(a);
@@ -436,9 +461,14 @@ FDP_REGISTER_COMMAND(command{
     "usage: fdp audit --mechanism NAME:params --input0 V --input1 V [--claim SPEC]...\n"
     "                 [--samples N] [--confidence C] [--seed S] [--threads T] [--delta D]\n"
     "                 [--curve-out FILE] [--json]\n"
-    "       fdp audit --samples0 FILE --samples1 FILE --claim SPEC... [options]\n\n"
+    "       fdp audit --samples0 FILE --samples1 FILE --claim SPEC... [options]\n"
+    "       fdp audit --scores FILE [--claim SPEC]... [--delta D] [--curve-out FILE]\n"
+    "       fdp audit --one-run FILE [--guesses K] [--claim SPEC]... [--delta D]\n\n"
     "Tests the claim that the mechanism is f-DP on the neighbouring inputs V (query\n"
     "answers, comma-separated), in both orderings of the pair, from sampled outputs.\n"
+    "Inputs that are not neighbours under the mechanism's relation (fdp mechanisms)\n"
+    "are refused: a per-neighbour claim says nothing about them. With --group K they\n"
+    "may be up to K neighbour steps apart and the claim's group guarantee is tested.\n"
     "A fraction of the outputs (the selection split) chooses the tests: threshold\n"
     "tests on real outputs and coordinates, likelihood-ratio tests on bins, categories\n"
     "and the leaves of a tree grown on vector outputs, event tests for outputs seen on\n"
@@ -449,16 +479,25 @@ FDP_REGISTER_COMMAND(command{
     "  consistent    no evidence against the claim at this sample size\n"
     "  inconclusive  suggestive but not certified, or too few samples; with the\n"
     "                per-side sample count that would be needed\n"
-    "epsilon_lower (at --delta) and mu_lower hold at the stated confidence. For\n"
+    "  vacuous       the claim's curve is 0 for alpha > 0 (e.g. delta = 1): nothing\n"
+    "                could ever reject it\n"
+    "epsilon_lower (at --delta) and mu_lower hold at the stated confidence; they\n"
+    "describe the pair of output laws, not the claim (a large mu_lower beside\n"
+    "'consistent' comes from non-Gaussian tails, not from a leak). For\n"
     "built-in mechanisms with a known output law the oracle bound (the best\n"
     "certifiable with the same samples when the law is known) and achieved/oracle\n"
     "are printed. Sample files: one output per line, a number, a comma-separated\n"
-    "vector or a token (see 'fdp sample'); every 10th line (--selection-fraction)\n"
-    "is used for selection.\n\n"
+    "vector or a token (see 'fdp sample'); inf, -inf and nan are outputs too;\n"
+    "blank lines may end a file; every 10th output (--selection-fraction) is used\n"
+    "for selection.\n\n"
     "  --mechanism SPEC         catalogue mechanism (fdp mechanisms), e.g. laplace:eps=1\n"
     "  --input0 V, --input1 V   neighbouring inputs, e.g. 1,1,1,1,1 and 2,1,1,1,1\n"
     "  --samples N              outputs per side (default 1000000)\n"
     "  --samples0/1 FILE        black-box sample files instead of --mechanism\n"
+    "  --skip-header            the first line of each sample file is a header\n"
+    "  --group K                group audit: inputs up to K neighbour steps apart,\n"
+    "                           tested against the claim's K-fold group guarantee\n"
+    "                           (Dong, Roth & Su 2019, Thm 2.14); default 1\n"
     "  --claim SPEC             claimed guarantee (gdp:mu=, epsdelta:eps=,delta=,\n"
     "                           laplace:b=, curve:file=, ...; repeated: composed);\n"
     "                           default for --mechanism: the mechanism's claim\n"
@@ -466,9 +505,10 @@ FDP_REGISTER_COMMAND(command{
     "  --delta D                delta of epsilon_lower (default 0)\n"
     "  --seed S, --threads T    RNG seed (default 0); threads (default: all cores);\n"
     "                           the result does not depend on T\n"
-    "  --curve-out FILE         CSV alpha,beta_lower,beta_upper,beta_estimate: the\n"
-    "                           empirical trade-off curve (both orderings) and its band;\n"
-    "                           beta_upper is a certified upper bound on the true curve\n"
+    "  --curve-out FILE         CSV alpha,tests_beta_lower,beta_upper,beta_estimate:\n"
+    "                           the empirical trade-off curve (both orderings);\n"
+    "                           beta_upper is a certified upper bound on the true curve,\n"
+    "                           tests_beta_lower only on the curve of the tests found\n"
     "  --selection-fraction F   share of outputs used to choose tests (default 0.1)\n"
     "  --curve-tests K          tests spent on the curve band (default 24)\n"
     "  --bit-features           also test IEEE-754 bit-pattern cells of real outputs\n"
@@ -481,15 +521,33 @@ FDP_REGISTER_COMMAND(command{
     "  --plan-in FILE --shard I with --mechanism and --stats-out: evaluation outputs\n"
     "                           only, from stream block I<<20 on (another shard)\n"
     "  --stats-in FILE          (repeatable) merge shards of one plan and report\n\n"
+    "Canary scores (membership-inference scores of canaries; file rows\n"
+    "score,in,canary,run with in = 1 if the canary was trained on; fdp sample\n"
+    "--gdp-scores writes simulated ones):\n"
+    "  --scores FILE            many runs (Nasr et al. 2023): per canary, rank\n"
+    "                           threshold tests on its in/out scores, no data split;\n"
+    "                           certified epsilon and mu lower bounds, the curve's\n"
+    "                           certified upper edge (--curve-out: alpha,beta_upper,\n"
+    "                           beta_estimate) and a GDP fit that is an ESTIMATE only\n"
+    "  --one-run FILE           one run (Steinke, Nasr & Jagielski 2023): one row per\n"
+    "                           canary, each included with probability 1/2\n"
+    "  --guesses K              one run: guess on the K most confident canaries (the\n"
+    "                           ceil(K/2) highest scores 'in', the rest of K lowest\n"
+    "                           'out'); default all; fix K before looking at the data\n\n"
     "examples:\n"
     "  fdp audit --mechanism laplace:eps=1 --input0 0 --input1 1 --samples 1000000\n"
+    "  fdp audit --mechanism laplace:eps=1 --input0 0 --input1 3 --group 3\n"
     "  fdp audit --mechanism gaussian:sigma=0.8 --input0 0 --input1 1 --claim gdp:mu=1 \\\n"
     "            --curve-out audit.csv --json\n"
     "  fdp audit --mechanism svt-lyu-alg5:eps=0.1 --input0 2,2,2,2,2,0,0,0,0,0 \\\n"
     "            --input1 1,1,1,1,1,1,1,1,1,1 --samples 20000000 --confidence 0.9\n"
     "  fdp sample --mechanism report-noisy-max:eps=1 --input 1,1,1 --samples 1000000 --out a.txt\n"
     "  fdp sample --mechanism report-noisy-max:eps=1 --input 0,2,2 --samples 1000000 --out b.txt\n"
-    "  fdp audit --samples0 a.txt --samples1 b.txt --claim epsdelta:eps=1\n",
+    "  fdp audit --samples0 a.txt --samples1 b.txt --claim epsdelta:eps=1\n"
+    "  fdp sample --gdp-scores 2 --runs 1000 --canaries 2 --seed 1 --out scores.csv\n"
+    "  fdp audit --scores scores.csv --claim gdp:mu=1 --delta 1e-5    (exit 3)\n"
+    "  fdp sample --gdp-scores 2 --runs 1 --canaries 1000 --seed 1 --out one.csv\n"
+    "  fdp audit --one-run one.csv --guesses 200 --delta 1e-5\n",
     {{"mechanism", true, false, "mechanism spec"},
      {"input0", true, false, "first input"},
      {"input1", true, false, "neighbouring input"},
@@ -513,7 +571,12 @@ FDP_REGISTER_COMMAND(command{
      {"plan-in", true, false, "plan file"},
      {"shard", true, false, "shard index"},
      {"stats-out", true, false, "stats file"},
-     {"stats-in", true, true, "stats files"}},
+     {"stats-in", true, true, "stats files"},
+     {"group", true, false, "group size"},
+     {"scores", true, false, "canary score file (many runs)"},
+     {"one-run", true, false, "canary score file (one run)"},
+     {"guesses", true, false, "one run: number of guesses"},
+     {"skip-header", false, false, "header line in sample files"}},
     run_audit,
     true});
 

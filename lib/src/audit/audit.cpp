@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 #include <condition_variable>
+#include <cstring>
 #include <exception>
 #include <functional>
 #include <map>
@@ -14,8 +15,10 @@
 #include <thread>
 #include <unordered_map>
 
+#include "fdp/audit/group_claim.hpp"
 #include "fdp/audit/sample_file.hpp"
 #include "fdp/core/error.hpp"
+#include "fdp/mech/neighbours.hpp"
 #include "fdp/mech/rng.hpp"
 
 namespace fdp::audit {
@@ -48,6 +51,8 @@ void check_options(const audit_options& o) {
                   "audit", "selection_fraction", o.selection_fraction, "must be in (0, 1)");
   detail::require(o.curve_tests >= 0 && o.curve_tests <= 1000, "audit", "curve_tests",
                   o.curve_tests, "must be in [0, 1000]");
+  detail::require(o.group >= 1 && o.group <= 1000000, "audit", "group",
+                  static_cast<long long>(o.group), "must be an integer in [1, 1000000]");
 }
 
 unsigned thread_count(const audit_options& o) {
@@ -184,6 +189,7 @@ void check_mechanism_audit(const mech::mechanism& m, const std::vector<double>& 
   }
   m.check_input(in0);
   m.check_input(in1);
+  check_neighbours(m, in0, in1, opt.group);
   detail::require(samples >= 1, "audit", "samples", static_cast<unsigned long long>(samples),
                   "must be >= 1");
 }
@@ -291,11 +297,69 @@ void add_oracle(const audited_pair& pr, std::uint64_t samples, const audit_optio
 
 }  // namespace
 
+namespace {
+
+/// Full-precision doubles: most of the first selection outputs use more
+/// than 36 bits of their 52-bit significand (a sampler's doubles do; counts,
+/// rounded or discretized outputs do not). Their low-order bits can carry
+/// the input (Mironov 2012), which only the bit-pattern tests look at.
+bool full_precision(const sample_block& b) {
+  if (b.type != output_type::real || b.real.empty()) return false;
+  const std::size_t n = std::min<std::size_t>(b.real.size(), 1000);
+  std::size_t full = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    std::uint64_t bits;
+    std::memcpy(&bits, &b.real[i], sizeof bits);
+    const std::uint64_t significand = bits & ((std::uint64_t{1} << 52) - 1);
+    if (significand != 0 && __builtin_ctzll(significand) < 16) ++full;
+  }
+  return 2 * full > n;
+}
+
+void note_untested_bits(const sample_block& b, const audit_options& opt, audit_report& rep) {
+  if (opt.bit_features || !full_precision(b)) return;
+  rep.notes.push_back(
+      "the outputs are full-precision doubles and the floating-point tests were off: leaks "
+      "through their low-order bits (Mironov 2012) were not tested (--bit-features)");
+}
+
+}  // namespace
+
+namespace {
+
+/// A "consistent" verdict says what was not tested, in its own line.
+void qualify_consistent(audit_report& rep) {
+  if (rep.notes.empty() || rep.result.verdict != "consistent") return;
+  rep.result.reason += " (floating-point bit patterns not tested: --bit-features)";
+}
+
+}  // namespace
+
+void check_neighbours(const mech::mechanism& m, const std::vector<double>& in0,
+                      const std::vector<double>& in1, std::int64_t group) {
+  detail::require(group >= 1, "audit", "group", static_cast<long long>(group), "must be >= 1");
+  const mech::neighbour_relation rel = m.neighbours();
+  const std::int64_t d = mech::neighbour_distance(rel, in0, in1);
+  if (d <= group) return;
+  const std::string what =
+      group == 1 ? "are not neighbours" : "are more than " + std::to_string(group) + " steps apart";
+  const bool far = d >= (std::int64_t{1} << 53);  // (neighbour_distance saturates there)
+  throw std::invalid_argument(
+      "audit: --input0 and --input1 " + what + " under " + m.name() + "'s neighbour relation (" +
+      rel.text + "): " +
+      (far ? std::string("they are too far apart for any group audit")
+           : "they are " + std::to_string(d) +
+                 " neighbour steps apart; a per-neighbour claim says nothing about them (a "
+                 "group audit: --group K with K >= " +
+                 std::to_string(d) + ")"));
+}
+
 audit_report audit_mechanism(const mech::mechanism& m, const std::vector<double>& in0,
                              const std::vector<double>& in1, std::uint64_t samples,
-                             const tradeoff& claim, const audit_options& opt) {
+                             const tradeoff& per_neighbour_claim, const audit_options& opt) {
   const auto t0 = clock_type::now();
   check_mechanism_audit(m, in0, in1, samples, opt);
+  const tradeoff claim = group_claim(per_neighbour_claim, opt.group);
   const audited_pair pr = describe_pair(m, in0, in1);
   const unsigned T = thread_count(opt);
 
@@ -314,6 +378,8 @@ audit_report audit_mechanism(const mech::mechanism& m, const std::vector<double>
   const auto t1 = clock_type::now();
   rep.tests = choose_tests(sel.side[0], sel.side[1], pr.dim, {{nsel, nsel}, {neval, neval}}, claim,
                            opt, rep.category_name);
+  note_untested_bits(sel.side[0], opt, rep);
+  rep.tests.group = opt.group;
   sel.release();
   rep.seconds.selection = since(t1);
 
@@ -325,6 +391,7 @@ audit_report audit_mechanism(const mech::mechanism& m, const std::vector<double>
   // 4. Statements.
   const auto t3 = clock_type::now();
   rep.result = evaluate(rep.tests, rep.counts, claim, opt.delta);
+  qualify_consistent(rep);
   rep.seconds.statistics = since(t3);
 
   // 5. Oracle.
@@ -363,7 +430,8 @@ std::string excerpt(const char* b, const char* e) {
 struct file_scan {
   line_kind kind = line_kind::number;
   std::size_t dim = 1;
-  std::uint64_t lines = 0;
+  std::uint64_t lines = 0;      ///< outputs (header and trailing blank lines excluded)
+  std::uint64_t raw_lines = 0;  ///< all lines, for the second pass's check
   sample_block sel;
   std::unordered_map<std::string, std::int64_t> dict;
   std::vector<std::string> names;
@@ -403,25 +471,35 @@ void run_pair(Job& job, unsigned T, const audit_options& opt, Prog prog) {
 
 /// Pass 1: validates every line, keeps the selection lines, counts
 /// evaluation tokens.
-file_scan scan_file(const std::string& path, std::uint64_t num, std::atomic<std::uint64_t>& bytes) {
+file_scan scan_file(const std::string& path, std::uint64_t num, bool skip_header,
+                    std::atomic<std::uint64_t>& bytes) {
   line_reader r(path);
   file_scan s;
   std::vector<double> vals;
   std::string key;
   const char *b, *e;
-  std::uint64_t last = 0;
+  std::uint64_t last = 0, blank = 0;
   bool first = true;
   while (r.next(b, e)) {
-    const std::uint64_t i = r.line() - 1;
     if (r.bytes_consumed() - last > (1u << 20)) {
       bytes += r.bytes_consumed() - last;
       last = r.bytes_consumed();
     }
-    if (b == e) line_error(r, "empty line (one output per line; no blank lines)");
+    if (skip_header && r.line() == 1) continue;
+    if (b == e) {
+      if (!blank) blank = r.line();
+      continue;
+    }
+    if (blank) {
+      throw std::invalid_argument(
+          r.path() + ":" + std::to_string(blank) +
+          ": empty line (one output per line; blank lines only at the end of the file)");
+    }
+    const std::uint64_t i = s.lines++;
     const int pr = parse_numbers(b, e, vals);
     if (pr == -1)
-      line_error(
-          r, "NaN, infinite or out-of-range number " + excerpt(b, e) + " (outputs must be finite)");
+      line_error(r, "number out of the range of doubles " + excerpt(b, e) +
+                        " (write inf or -inf for infinite outputs)");
     if (pr == -2)
       line_error(r, "malformed line " + excerpt(b, e) + ": expected comma-separated numbers");
     line_kind k;
@@ -474,26 +552,28 @@ file_scan scan_file(const std::string& path, std::uint64_t num, std::atomic<std:
     }
   }
   bytes += r.bytes_consumed() - last;
-  s.lines = r.line();
+  s.raw_lines = r.line();
   if (s.lines == 0) throw std::invalid_argument(path + ": empty sample file (no outputs)");
   return s;
 }
 
 /// Pass 2 (real outputs): evaluation lines into counts.
-void eval_file(const std::string& path, std::uint64_t num, std::uint64_t expect_lines,
-               const plan& p, int side, eval_counts& c, std::atomic<std::uint64_t>& bytes) {
+void eval_file(const std::string& path, std::uint64_t num, bool skip_header,
+               std::uint64_t expect_lines, const plan& p, int side, eval_counts& c,
+               std::atomic<std::uint64_t>& bytes) {
   line_reader r(path);
   std::vector<double> vals, buf;
   const std::size_t d = p.dim;
   buf.reserve(kBlock * d);
   const char *b, *e;
-  std::uint64_t last = 0;
+  std::uint64_t last = 0, outputs = 0;
   while (r.next(b, e)) {
-    const std::uint64_t i = r.line() - 1;
     if (r.bytes_consumed() - last > (1u << 20)) {
       bytes += r.bytes_consumed() - last;
       last = r.bytes_consumed();
     }
+    if ((skip_header && r.line() == 1) || b == e) continue;  // (blanks: trailing, by pass 1)
+    const std::uint64_t i = outputs++;
     if (selected(i, num)) continue;
     if (parse_numbers(b, e, vals) != 1 || vals.size() != d) {
       line_error(r, "changed while being read (the line no longer matches the first pass)");
@@ -570,8 +650,11 @@ using scan_pair = std::array<file_scan, 2>;
 /// Pass 1 over both files (scan_file); the first half of the progress bar.
 scan_pair scan_both(sample_files& files) {
   scan_pair sc;
-  run_pair_rethrowing([&](int s) { sc[s] = scan_file(files.path(s), files.num, files.bytes); },
-                      files.threads, files.opt, [&] { return 0.5 * files.read_share(1.0); });
+  run_pair_rethrowing(
+      [&](int s) {
+        sc[s] = scan_file(files.path(s), files.num, files.opt.skip_header, files.bytes);
+      },
+      files.threads, files.opt, [&] { return 0.5 * files.read_share(1.0); });
   return sc;
 }
 
@@ -654,7 +737,8 @@ void add_file_counts(sample_files& files, const scan_pair& sc, const plan& tests
   part[1].init(tests);
   run_pair_rethrowing(
       [&](int s) {
-        eval_file(files.path(s), files.num, sc[s].lines, tests, s, part[s], files.bytes);
+        eval_file(files.path(s), files.num, files.opt.skip_header, sc[s].raw_lines, tests, s,
+                  part[s], files.bytes);
       },
       files.threads, files.opt,
       [&] { return std::min(0.99, 0.5 + 0.5 * (files.read_share(1.0) - 1.0)); });
@@ -679,10 +763,11 @@ eval_counts count_evaluation(sample_files& files, const scan_pair& sc, std::size
 
 }  // namespace
 
-audit_report audit_files(const std::string& f0, const std::string& f1, const tradeoff& claim,
-                         const audit_options& opt) {
+audit_report audit_files(const std::string& f0, const std::string& f1,
+                         const tradeoff& per_neighbour_claim, const audit_options& opt) {
   const auto t0 = clock_type::now();
   check_options(opt);
+  const tradeoff claim = group_claim(per_neighbour_claim, opt.group);
   sample_files files(f0, f1, opt);
   audit_report rep;
   scan_pair sc = scan_both(files);
@@ -702,6 +787,8 @@ audit_report audit_files(const std::string& f0, const std::string& f1, const tra
   const auto t1 = clock_type::now();
   const split_sizes n = split_of(sc);
   rep.tests = choose_tests(sc[0].sel, sc[1].sel, sc[0].dim, n, claim, opt, rep.category_name);
+  note_untested_bits(sc[0].sel, opt, rep);
+  rep.tests.group = opt.group;
   for (auto& s : sc) {
     s.sel.real.clear();
     s.sel.real.shrink_to_fit();
@@ -714,6 +801,7 @@ audit_report audit_files(const std::string& f0, const std::string& f1, const tra
 
   const auto t3 = clock_type::now();
   rep.result = evaluate(rep.tests, rep.counts, claim, opt.delta);
+  qualify_consistent(rep);
   rep.seconds.statistics = since(t3);
   if (opt.progress) opt.progress(1.0);
   rep.seconds.total = since(t0);
@@ -721,12 +809,22 @@ audit_report audit_files(const std::string& f0, const std::string& f1, const tra
 }
 
 audit_report audit_counts(const plan& p, const eval_counts& counts, const tradeoff& claim,
-                          double delta) {
+                          double delta, std::int64_t group) {
+  if (group < p.group) {
+    // A per-neighbour claim against outputs of inputs K steps apart would
+    // report false violations: the plan remembers K.
+    throw std::invalid_argument("audit: --group " + std::to_string(group) +
+                                " is below the shards' own: they come from a group audit of "
+                                "inputs up to " +
+                                std::to_string(p.group) +
+                                " neighbour steps apart (merge them with --group " +
+                                std::to_string(p.group) + " or more)");
+  }
   audit_report rep;
   rep.tests = p;
   rep.counts = counts;
   for (int s = 0; s < 2; ++s) rep.samples[s] = p.selection[s] + counts.n[s];
-  rep.result = evaluate(p, counts, claim, delta);
+  rep.result = evaluate(p, counts, group_claim(claim, group), delta);
   return rep;
 }
 

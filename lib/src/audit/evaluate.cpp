@@ -273,6 +273,27 @@ conclusion judge_without_tests(const plan& p, const audit_result& r, const trade
           needed(0.0, 1.0, frac, frac, gp, f)};
 }
 
+/// A claim no outcome can reject: a violation needs f(alpha_U) > beta_U >= 0
+/// at some alpha_U > 0, and a trade-off function that is 0 at the smallest
+/// positive alpha is 0 on all of (0, 1] (non-increasing), e.g. f_{eps,1}.
+bool vacuous(const tradeoff& f) { return beta(f, std::numeric_limits<double>::min()) <= 0.0; }
+
+/// No evaluated test has anything to learn from: on both sides its event
+/// held for none or for all of the evaluation outputs (typical of outputs
+/// that never repeat: a token seen once in the selection split never comes
+/// back). Then every bound is as weak as the sample count allows and
+/// epsilon >= 0 says nothing about the mechanism. False when no test was
+/// evaluated (judge_without_tests words that case).
+bool nothing_learned(const audit_result& r) {
+  if (r.tests.empty()) return false;
+  for (const auto& x : r.tests) {
+    const bool none = x.kP == 0 && x.kQ == 0;
+    const bool all = x.kP == x.nP && x.kQ == x.nQ;
+    if (!none && !all) return false;
+  }
+  return true;
+}
+
 audit_result result_header(const plan& p, const eval_counts& counts, double delta) {
   audit_result r;
   r.confidence = p.confidence;
@@ -299,13 +320,25 @@ audit_result evaluate(const plan& p, const eval_counts& counts, const tradeoff& 
     r.tests.push_back(e->x);
   }
   r.w = ws.best;
+  r.nothing_learned = nothing_learned(r);
   conclusion c;
-  if (r.w) {
+  if (vacuous(f)) {
+    c = {"vacuous",
+         "the claim is vacuous: its trade-off curve is 0 for every alpha > 0 (e.g. delta = 1), "
+         "so no outcome of any sample size could reject it",
+         std::nullopt};
+  } else if (r.w) {
     c = {"violation", "a test certifies beta < f(alpha) at the stated confidence", std::nullopt};
   } else if (const test_result* ct = claim_test(p, r)) {
     c = judge_claim_test(p, r, *ct, f);
   } else {
     c = judge_without_tests(p, r, f);
+  }
+  if (r.nothing_learned && c.verdict == "consistent") {
+    c.reason =
+        "no test had anything to learn from: each test's event held for none or all of the "
+        "evaluation outputs on both sides (outputs that never repeat?), so the bounds below "
+        "say nothing about the mechanism";
   }
   r.verdict = std::move(c.verdict);
   r.reason = std::move(c.reason);

@@ -2,8 +2,16 @@
 
 #include <charconv>
 #include <cmath>
+#include <limits>
 
 namespace fdp::audit {
+
+double nonfinite_output(double x) {
+  constexpr double kMax = std::numeric_limits<double>::max();
+  if (std::isnan(x)) return std::nextafter(-kMax, 0.0);
+  if (std::isinf(x)) return x > 0 ? kMax : -kMax;
+  return x;
+}
 
 int parse_numbers(const char* b, const char* e, std::vector<double>& out) {
   out.clear();
@@ -22,8 +30,7 @@ int parse_numbers(const char* b, const char* e, std::vector<double>& out) {
     const char* q = r.ptr;
     while (q < e && (*q == ' ' || *q == '\t')) ++q;
     if (q < e && *q != ',') return first ? 0 : -2;
-    if (!std::isfinite(x)) return -1;
-    out.push_back(x);
+    out.push_back(nonfinite_output(x));
     first = false;
     if (q == e) return 1;
     p = q + 1;

@@ -96,7 +96,9 @@ void write_plan_body(std::ostream& os, const plan& p) {
   os << "type " << (p.type == output_type::real ? "real" : "categorical") << "\n";
   os << "dim " << p.dim << "\n";
   os << "confidence " << hex(p.confidence) << "\n";
-  os << "selection " << p.selection[0] << " " << p.selection[1] << "\n";
+  os << "selection " << p.selection[0] << " " << p.selection[1];
+  if (p.group > 1) os << " " << p.group;  // (absent for neighbours: older files read the same)
+  os << "\n";
   os << "views " << p.views.size() << "\n";
   for (const auto& v : p.views) {
     os << "view " << kind_text(v.type) << " " << v.coord << " " << v.cuts.size() << " "
@@ -171,6 +173,11 @@ void read_plan_header(reader& r, plan& p) {
     std::istringstream ss(r.keyed("selection"));
     p.selection[0] = r.count(ss);
     p.selection[1] = r.count(ss);
+    long long g = 1;
+    if (ss >> g) {
+      if (g < 1 || g > 1000000) r.fail("group size must be in [1, 1000000]");
+      p.group = g;
+    }
   }
 }
 

@@ -54,6 +54,12 @@ struct audit_options {
   int curve_tests = 24;
   bool bit_features = false;
   bool oracle = true;  ///< compute the oracle bound where known
+  /// Group audit: the inputs may be up to `group` neighbour steps apart and
+  /// the claim is replaced by its group guarantee (group_claim.hpp). 1: the
+  /// inputs must be neighbours.
+  std::int64_t group = 1;
+  /// Sample files: the first line of each file is a header, not an output.
+  bool skip_header = false;
   /// Called from the calling thread with the fraction of work done, every ~0.1 s.
   std::function<void(double)> progress;
 };
@@ -72,13 +78,25 @@ struct audit_report {
   timing seconds;
   /// Category names for categorical outputs (token text, or the mechanism's tokens).
   std::function<std::string(std::int64_t)> category_name;
+  /// What the audit did not test that the outputs call for, one sentence
+  /// each (e.g. floating-point bit patterns of full-precision doubles when
+  /// audit_options::bit_features was off).
+  std::vector<std::string> notes;
 };
 
 /// Number of selection outputs among the first n (the file rule above).
 std::uint64_t selection_count(std::uint64_t n, double fraction);
 
-/// Audits `m` on the neighbouring inputs with `samples` outputs per side.
-/// Throws std::invalid_argument for invalid inputs or options.
+/// Refuses a pair the audit cannot judge: throws std::invalid_argument
+/// naming the mechanism's neighbour relation when the inputs are more than
+/// `group` neighbour steps apart (mech::neighbour_distance), or when group < 1.
+void check_neighbours(const mech::mechanism& m, const std::vector<double>& input0,
+                      const std::vector<double>& input1, std::int64_t group);
+
+/// Audits `m` on the neighbouring inputs with `samples` outputs per side,
+/// against `claim` (the per-neighbour claim; with opt.group > 1 its group
+/// guarantee). Throws std::invalid_argument for invalid inputs or options,
+/// including inputs that are not neighbours (check_neighbours).
 audit_report audit_mechanism(const mech::mechanism& m, const std::vector<double>& input0,
                              const std::vector<double>& input1, std::uint64_t samples,
                              const tradeoff& claim, const audit_options& opt);
@@ -89,12 +107,17 @@ eval_counts evaluate_mechanism(const mech::mechanism& m, const std::vector<doubl
                                const std::vector<double>& input1, std::uint64_t samples,
                                const plan& p, const audit_options& opt);
 
-/// Audits black-box sample files (see sample_file.hpp for the format).
+/// Audits black-box sample files (see sample_file.hpp for the format); with
+/// opt.group > 1 against the claim's group guarantee (the files come from
+/// inputs at most opt.group neighbour steps apart: the caller's word).
 audit_report audit_files(const std::string& file0, const std::string& file1, const tradeoff& claim,
                          const audit_options& opt);
 
-/// Audit from a plan and merged evaluation counts (stats files).
+/// Audit from a plan and merged evaluation counts (stats files); group as
+/// in audit_options, at least the plan's own group (std::invalid_argument
+/// otherwise: shards of a group audit judged per neighbour would raise
+/// false alarms).
 audit_report audit_counts(const plan& p, const eval_counts& counts, const tradeoff& claim,
-                          double delta);
+                          double delta, std::int64_t group = 1);
 
 }  // namespace fdp::audit

@@ -39,7 +39,12 @@
 //                 outcome to certify a violation; samples_needed is the
 //                 per-side sample count at which the observed frequencies
 //                 (resp. the most extreme outcome) would certify one;
-//   consistent    otherwise: no evidence against the claim at this sample size.
+//   consistent    otherwise: no evidence against the claim at this sample size;
+//                 the reason says when no test had anything to learn from
+//                 (nothing_learned: every event held for none or all of the
+//                 evaluation outputs, as with outputs that never repeat);
+//   vacuous       the claim's curve is 0 on (0, 1] (f_{eps,1}, say): no
+//                 outcome of any sample size can reject it (checked first).
 // The beta_lower edge of the curve band is the lower convex hull of the
 // band tests' (alpha_L, beta_L) (capped by the estimate): with the other
 // bounds it brackets the trade-off curve of the evaluated tests. It is not
@@ -80,7 +85,7 @@ struct witness {
 };
 
 struct audit_result {
-  std::string verdict;  ///< "violation", "consistent" or "inconclusive"
+  std::string verdict;  ///< "violation", "consistent", "inconclusive" or "vacuous"
   std::string reason;   ///< one sentence
   double confidence = 0.95;
   double delta = 0.0;
@@ -91,6 +96,9 @@ struct audit_result {
   std::optional<double> samples_needed;  ///< per side, total (selection + evaluation)
   std::vector<test_result> tests;
   double error_budget = 0.0;  ///< sum of the levels of all bounds (<= 1 - confidence)
+  /// Every evaluated test's event held for none or all evaluation outputs on
+  /// both sides: the bounds carry no information about the mechanism.
+  bool nothing_learned = false;
 };
 
 /// Evaluates the plan's tests on the evaluation counts against `claim`.

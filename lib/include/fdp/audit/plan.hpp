@@ -147,6 +147,10 @@ struct plan {
   std::vector<test> tests;
   std::uint64_t selection[2] = {0, 0};  ///< selection-split sizes per side
   double confidence = 0.95;
+  /// The group size its inputs were audited under (audit_options::group):
+  /// shards of a group audit must be merged against the group claim, so the
+  /// plan carries it (a third number on the "selection" line when > 1).
+  std::int64_t group = 1;
   /// Sum over tests of (2 or 4) * gamma; at most 1 - confidence.
   double total_error() const;
 };

@@ -4,10 +4,20 @@
 //   a token             "r3", "TTF-"    (anything else without a comma: a category)
 // Every line of a file must be of the kind of its first line (a token file
 // may not contain a line that reads as a number, and vice versa). Blank
-// lines, NaN or infinite numbers, fields that are not numbers, vectors of a
-// different length and tokens containing commas are errors naming the file
-// and line. A trailing newline, '\r' before the newline (CRLF files) and
-// spaces or tabs around fields are accepted.
+// lines before an output, numbers out of the doubles' range (1e999), fields
+// that are not numbers, vectors of a different length and tokens containing
+// commas are errors naming the file and line. A trailing newline, blank
+// lines at the end, '\r' before the newline (CRLF files), spaces or tabs
+// around fields and (audit_options::skip_header) a header line are accepted.
+//
+// Non-finite numbers ("inf", "-inf", "nan", any case) are outputs like any
+// other: an implementation that sometimes returns inf or NaN leaks through
+// them, and refusing the file would hide that. They are placed on the real
+// line as -inf -> -DBL_MAX, NaN -> the next double above -DBL_MAX, +inf ->
+// DBL_MAX (nonfinite_output), the same map on both sides: a test on the
+// mapped output is a test on a function of the output, so every bound stays
+// certified (post-processing; a genuine output of +-DBL_MAX merely shares
+// a cell with a non-finite one, which can only weaken the audit).
 //
 // Files are streamed through a fixed buffer (4 MiB; fdp/core/bounded_reader.hpp)
 // and never held in memory as text; a line longer than kMaxSampleLineBytes is
@@ -46,10 +56,15 @@ class line_reader : public bounded_line_reader {
 
 enum class line_kind { number, vector, token };
 
-/// Parses comma-separated finite numbers in [b, e) into out (cleared first).
-/// Returns: 1 if every field is a finite number; 0 if the first field is not
-/// a number (a token candidate); -1 if some field is a number that is NaN or
-/// infinite; -2 if a later field is not a number or a field is empty.
+/// Where a number read from a sample file lies on the audit's real line:
+/// itself if finite, else the sentinel of the header comment.
+double nonfinite_output(double x);
+
+/// Parses comma-separated numbers in [b, e) into out (cleared first), with
+/// non-finite ones mapped by nonfinite_output (so out is always finite).
+/// Returns: 1 if every field is a number; 0 if the first field is not a
+/// number (a token candidate); -1 if some field is out of the doubles'
+/// range (1e999); -2 if a later field is not a number or a field is empty.
 int parse_numbers(const char* b, const char* e, std::vector<double>& out);
 
 }  // namespace fdp::audit

@@ -18,7 +18,9 @@
 // were fixed before any evaluation output was drawn.
 //
 // Format: text, line-oriented, doubles in C99 hexadecimal ("%a", exact).
-// The first line is "fdp-audit-plan 1" or "fdp-audit-stats 1".
+// The first line is "fdp-audit-plan 1" or "fdp-audit-stats 1". The
+// "selection N0 N1" line carries a third number K for the plan of a group
+// audit (plan::group; absent for neighbours, so older files read the same).
 //
 // Limits (fdp/core/bounded_reader.hpp): the first line may be at most
 // kMaxLineBytes long (so that any other file fails at once, /dev/zero

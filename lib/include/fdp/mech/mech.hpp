@@ -8,6 +8,7 @@
 #include "fdp/mech/gaussian.hpp"
 #include "fdp/mech/laplace.hpp"
 #include "fdp/mech/mechanism.hpp"
+#include "fdp/mech/neighbours.hpp"
 #include "fdp/mech/randomized_response.hpp"
 #include "fdp/mech/registry.hpp"
 #include "fdp/mech/rng.hpp"
