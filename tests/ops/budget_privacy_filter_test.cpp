@@ -34,7 +34,7 @@ TEST(PrivacyFilter, PureEntriesSumTheirEpsilons) {
   a.add("epsdelta:eps=0.5");  // 0.5-DP
   EXPECT_EQ(a.filter().kind, filter_kind::pure);
   EXPECT_DOUBLE_EQ(a.filter().epsilon, 0.75);
-  EXPECT_TRUE(a.can_afford("laplace:b=4"));    // 1.0: on the budget
+  EXPECT_TRUE(a.can_afford("laplace:b=4"));     // 1.0: on the budget
   EXPECT_FALSE(a.can_afford("laplace:b=3.9"));  // 1.006
   EXPECT_THROW(a.add("laplace:b=3.9"), budget_exceeded);
   EXPECT_EQ(a.entries().size(), 2u);
@@ -213,8 +213,8 @@ TEST(PrivacyFilter, HmacTagsMakeEditsEvident) {
   edited.replace(edited.find("\"epsilon\": 1"), 12, "\"epsilon\": 5");
   EXPECT_NE(what_of(edited, key).find("HMAC mismatch"), std::string::npos);
   const std::string body = edited.substr(0, edited.find(",\n  \"checksum\""));
-  const std::string forged = body + ",\n  \"checksum\": \"sha256:" + detail::sha256_hex(body) +
-                             "\"\n}\n";
+  const std::string forged =
+      body + ",\n  \"checksum\": \"sha256:" + detail::sha256_hex(body) + "\"\n}\n";
   EXPECT_EQ(accountant::from_json(forged).budget_epsilon(), 5.0);  // a checksum cannot tell
   EXPECT_NE(what_of(forged, key).find("not signed"), std::string::npos);
   // a known HMAC-SHA256 value (RFC 4231, test case 2)
@@ -229,7 +229,8 @@ TEST(PrivacyFilter, VersionOneFilesAreReadAsPlanLedgers) {
       "{\n  \"format\": \"fdp-ledger\",\n  \"version\": 1,\n  \"budget\": {\"epsilon\": 2, "
       "\"delta\": 1e-05},\n  \"grid\": {\"step\": 0.001, \"auto\": true, \"tolerance\": 0.005},\n"
       "  \"entries\": [\n    {\"spec\": \"laplace:b=10\"}\n  ]";
-  const std::string v1 = body + ",\n  \"checksum\": \"sha256:" + detail::sha256_hex(body) + "\"\n}\n";
+  const std::string v1 =
+      body + ",\n  \"checksum\": \"sha256:" + detail::sha256_hex(body) + "\"\n}\n";
   const accountant a = accountant::from_json(v1);
   EXPECT_EQ(a.loaded_version(), 1);
   EXPECT_EQ(a.mode(), ledger_mode::plan);

@@ -52,8 +52,9 @@ std::string integrity_text(const accountant& a) {
 
 // What the mode's rule compares with the budget: plan, the certified PLD
 // bracket; adaptive (and any pure-DP ledger), the filter's epsilon.
-interval rule_epsilon(const accountant& a) {
-  if (a.mode() == ledger_mode::plan && a.budget_delta() > 0) return a.spent();
+// `plan`: the plan composition's bracket.
+interval rule_epsilon(const accountant& a, const interval& plan) {
+  if (a.mode() == ledger_mode::plan && a.budget_delta() > 0) return plan;
   const double f = a.filter().epsilon;
   return {f, f};
 }
@@ -65,7 +66,7 @@ json filter_json(const filter_level& f) {
 }
 
 json status_json(const accountant& a, const std::string& file, const std::string& sub) {
-  const interval s = rule_epsilon(a), plan = a.spent();
+  const interval plan = a.plan_spent(), s = rule_epsilon(a, plan);
   const double d = a.budget_delta();
   json out = envelope("ledger");
   out["subcommand"] = sub;
@@ -86,7 +87,7 @@ json status_json(const accountant& a, const std::string& file, const std::string
 }
 
 void print_status(const accountant& a, const std::string& file) {
-  const interval s = rule_epsilon(a), plan = a.spent();
+  const interval plan = a.plan_spent(), s = rule_epsilon(a, plan);
   const filter_level f = a.filter();
   std::cout << "ledger " << file << ": budget (epsilon " << fmt(a.budget_epsilon()) << ", delta "
             << fmt(a.budget_delta()) << "), mode " << ledger_mode_name(a.mode()) << "\n";
@@ -95,8 +96,7 @@ void print_status(const accountant& a, const std::string& file) {
             << (f.kind == filter_kind::rdp ? " at order " + fmt(f.order) : std::string())
             << "; valid when each mechanism is chosen after seeing earlier outputs)\n";
   std::cout << "  plan composition:        [" << fmt_down(plan.lower) << ", " << fmt_up(plan.upper)
-            << "]"
-            << (a.exact() ? "   (exact: every entry is Gaussian;" : "   (certified bracket;")
+            << "]" << (a.exact() ? "   (exact: every entry is Gaussian;" : "   (certified bracket;")
             << " valid for a sequence fixed in advance)\n";
   std::cout << "  remaining epsilon: >= " << fmt_down(std::max(0.0, a.budget_epsilon() - s.upper))
             << "   (budget minus the " << ledger_mode_name(a.mode()) << " rule's certified "
@@ -109,8 +109,8 @@ void print_status(const accountant& a, const std::string& file) {
 // (a note, not an error: the ledger itself was never half written).
 void report_cleanup(const ledger_lock& lock, const std::string& file) {
   if (lock.removed_temporaries() > 0) {
-    std::cerr << "fdp ledger: note: removed " << lock.removed_temporaries()
-              << " temporary file(s) " << file << ".tmp.* left by an interrupted save\n";
+    std::cerr << "fdp ledger: note: removed " << lock.removed_temporaries() << " temporary file(s) "
+              << file << ".tmp.* left by an interrupted save\n";
   }
 }
 
@@ -130,7 +130,8 @@ void only(const args& a, const std::string& sub, const std::vector<std::string>&
 }
 
 int ledger_init(const args& a) {
-  only(a, "init", {"budget-eps", "delta", "grid-step", "tolerance", "force", "json", "mode", "key"});
+  only(a, "init",
+       {"budget-eps", "delta", "grid-step", "tolerance", "force", "json", "mode", "key"});
   const auto& pos = a.positional();
   if (pos.size() != 2) throw usage_error("usage: fdp ledger init --budget-eps E --delta D FILE");
   const std::string file = pos[1];
@@ -166,9 +167,9 @@ int ledger_init(const args& a) {
 accountant load_for(const args& a, const std::string& file, const std::string& key, bool writing) {
   accountant led = accountant::load(file, key);
   if (writing && led.integrity() == ledger_integrity::hmac_unverified) {
-    throw usage_error("ledger file '" + file +
-                          "' is signed (HMAC-SHA256): give its --key FILE to change it",
-                      "key");
+    throw usage_error(
+        "ledger file '" + file + "' is signed (HMAC-SHA256): give its --key FILE to change it",
+        "key");
   }
   return led;
 }
@@ -218,7 +219,8 @@ interval epsilon_after(const accountant& led, const std::vector<std::string>& sp
     }
     trial.add_unchecked(s);
   }
-  return rule_epsilon(trial);
+  // (plan: the engine's bracket, as add decides by it)
+  return rule_epsilon(trial, trial.mode() == ledger_mode::plan ? trial.spent() : interval{});
 }
 
 int ledger_check(const args& a) {
@@ -267,7 +269,8 @@ int ledger_list(const args& a) {
     json out = status_json(led, pos[1], "list");
     json rows = json::array();
     for (std::size_t i = 0; i < es.size(); ++i)
-      rows.push_back({{"index", i + 1}, {"time", es[i].time}, {"label", es[i].label}, {"spec", es[i].spec}});
+      rows.push_back(
+          {{"index", i + 1}, {"time", es[i].time}, {"label", es[i].label}, {"spec", es[i].spec}});
     out["records"] = rows;
     print_json(out);
     return 0;

@@ -8,6 +8,7 @@
 #include <variant>
 
 #include "fdp/core/error.hpp"
+#include "fdp/ops/compose_queries.hpp"
 #include "fdp/ops/convert.hpp"
 #include "fdp/ops/loss_law.hpp"
 #include "fdp/ops/rdp_curves.hpp"
@@ -161,8 +162,8 @@ void check_label(const std::string& label) {
 double checked_budget_eps(double budget_eps, double budget_delta, const accountant_options& opt) {
   detail::require(std::isfinite(budget_eps) && budget_eps > 0, "accountant", "budget_eps",
                   budget_eps, "must be finite and > 0");
-  detail::require(budget_delta >= 0 && budget_delta < 1, "accountant", "budget_delta",
-                  budget_delta, "must be in [0, 1) (0: pure DP)");
+  detail::require(budget_delta >= 0 && budget_delta < 1, "accountant", "budget_delta", budget_delta,
+                  "must be in [0, 1) (0: pure DP)");
   detail::require(opt.grid_step == 0 || (std::isfinite(opt.grid_step) && opt.grid_step >= 1e-6 &&
                                          opt.grid_step <= 0.1),
                   "accountant", "grid_step", opt.grid_step, "must be 0 (auto) or in [1e-6, 0.1]");
@@ -253,6 +254,7 @@ void accountant::record_engine(const prepared& p) {
     it->n += p.times;
   }
   if (p.gaussian && all_gaussian_) return;  // exact; the engine is not needed yet
+  if (engine_pending_) return;              // batched, counts included, when first needed
   const std::size_t groups_before = pld_.groups();
   if (all_gaussian_) {
     // the first non-Gaussian guarantee: every group joins the engine
@@ -399,13 +401,43 @@ interval gaussian_eps(double mu2, double delta) {
 }
 }  // namespace
 
+void accountant::ensure_engine() const {
+  if (!engine_pending_) return;
+  pld_.add_batch(pending_);
+  engine_pending_ = false;
+}
+
 interval accountant::spent(double delta) const {
   detail::require(delta >= 0 && delta < 1, "accountant::spent", "delta", delta,
                   "must be in [0, 1)");
   // pure DP entries: the largest composed loss is the sum of the largest ones
   if (delta == 0) return {filter_.pure_sum(), filter_.pure_sum()};
   if (all_gaussian_) return gaussian_eps(mu2_, delta);
+  ensure_engine();
   return pld_.epsilon(delta);
+}
+
+interval accountant::plan_spent() const {
+  if (delta_ == 0 || all_gaussian_) return spent();  // (closed forms)
+  // equal specs as one with their repetitions summed, as the engine groups them
+  std::vector<spec> specs;
+  std::map<std::pair<std::string, std::map<std::string, std::string>>, std::size_t> where;
+  for (const auto& e : entries_) {
+    if (!e.points.empty()) return spent();  // (the stored points, not today's file)
+    spec s = parse_spec(e.spec);
+    const auto [it, fresh] = where.emplace(std::make_pair(s.name, s.params), specs.size());
+    if (fresh)
+      specs.push_back(std::move(s));
+    else
+      specs[it->second].times += s.times;
+  }
+  compose_options o;
+  o.tolerance = std::min(o.tolerance, tolerance_);
+  try {
+    return compose_for_queries(specs, o, {delta_}, {}).for_epsilons.epsilon(delta_);
+  } catch (const evaluation_error&) {
+    return spent();  // (beyond the one-shot path's limits: the engine answers)
+  }
 }
 
 interval accountant::spent_delta(double eps) const {
@@ -414,6 +446,7 @@ interval accountant::spent_delta(double eps) const {
     const double d = mu2_ > 0 ? gdp_delta(std::sqrt(mu2_), eps) : std::max(0.0, -std::expm1(eps));
     return {d, d};
   }
+  ensure_engine();
   return pld_.delta(eps);
 }
 
@@ -491,6 +524,7 @@ bool accountant::can_afford(const std::string& spec, double eps, double delta) c
                   "must be in (0, 1)");
   const prepared p = prepare(spec, nullptr);
   if (no_finite_epsilon(p, delta)) return false;
+  ensure_engine();  // (once here, not in every trial copy)
   accountant trial = engine_copy();
   trial.record_engine(p);
   if (trial.spent(delta).upper <= eps) return true;
@@ -505,10 +539,11 @@ bool accountant::can_afford(const std::string& spec, double eps, double delta) c
 void accountant::refuse(const std::string& spec, const std::string& why, double requested) const {
   const interval now =
       by_filter() ? interval{filter_.level().epsilon, filter_.level().epsilon} : spent(delta_);
-  const std::string what = by_filter() ? "the " + ledger_mode_name(mode_) + " filter's epsilon is " +
-                                             detail::format_value(now.upper)
-                                       : "spent epsilon in [" + detail::format_value(now.lower) +
-                                             ", " + detail::format_value(now.upper) + "]";
+  const std::string what = by_filter()
+                               ? "the " + ledger_mode_name(mode_) + " filter's epsilon is " +
+                                     detail::format_value(now.upper)
+                               : "spent epsilon in [" + detail::format_value(now.lower) + ", " +
+                                     detail::format_value(now.upper) + "]";
   throw budget_exceeded("over budget: " + what + " at delta = " + detail::format_value(delta_) +
                             " (budget epsilon " + detail::format_value(eps_) + "); adding '" +
                             spec + "' would " + why + "; nothing was recorded",
@@ -545,6 +580,9 @@ void accountant::commit(const prepared& p, ledger_entry e, bool check_plan) {
   // The trial takes over the background rebuild (advanced in place, not
   // copied); if the mechanism is refused, the rebuild is dropped with the
   // trial (it restarts at a later add).
+  // (the plan rule needs the engine; the filter's ledgers leave it unbuilt
+  // after a load, and a later status composes in one shot: plan_spent)
+  if (check_plan) ensure_engine();
   std::shared_ptr<rebuild> held = std::move(next_);
   accountant trial = engine_copy();
   trial.next_ = std::move(held);
@@ -845,7 +883,8 @@ void accountant::replay(
     entries_.push_back(list[i]);
   }
   pending_ = items;
-  if (!all_gaussian_ && !items.empty()) pld_.add_batch(items);
+  // the engine is built when first needed (ensure_engine)
+  engine_pending_ = !all_gaussian_ && !items.empty();
 }
 
 ledger_lock::ledger_lock(const std::string& ledger_path)

@@ -306,8 +306,7 @@ int remove_stale_temporaries(const std::string& path) {
   const auto slash = path.find_last_of('/');
   const std::string dir =
       slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
-  const std::string prefix =
-      (slash == std::string::npos ? path : path.substr(slash + 1)) + ".tmp.";
+  const std::string prefix = (slash == std::string::npos ? path : path.substr(slash + 1)) + ".tmp.";
   DIR* d = ::opendir(dir.c_str());
   if (!d) return 0;
   std::vector<std::string> stale;

@@ -74,7 +74,8 @@ filter_level privacy_filter::level_of(const state& s) const {
   };
   take(s.pure, filter_kind::pure, 0.0);
   if (delta_ == 0) return best;  // a pure-DP budget: only the pure filter has delta 0
-  if (std::isfinite(s.mu2)) take(gdp_eps(std::sqrt(s.mu2), kGdpShare * delta_), filter_kind::gdp, 0);
+  if (std::isfinite(s.mu2))
+    take(gdp_eps(std::sqrt(s.mu2), kGdpShare * delta_), filter_kind::gdp, 0);
   if (s.rdp_ok) {
     const double per_order = kRdpShare * delta_ / static_cast<double>(orders().size());
     const rdp_epsilon r = rdp_to_eps(orders(), s.rdp, per_order, rdp_conversion::improved);

@@ -176,6 +176,16 @@ class accountant {
   /// none).
   interval spent(double delta) const;
   interval spent() const { return spent(delta_); }
+  /// The plan composition's bracket at the budget's delta, for reading: the
+  /// entries composed once by the one-shot path (compose_for_queries, what
+  /// fdp compose runs, at the tighter of its tolerance and the ledger's).
+  /// A ledger just loaded has not built its incremental engine (adds build
+  /// it when the plan rule needs it), and on many distinct entries the
+  /// one-shot path is faster, its bracket within compose's tolerance (it
+  /// may differ from the engine's; both contain the true epsilon). Entries
+  /// with stored curve points
+  /// (and compositions beyond its limits) are answered by the engine.
+  interval plan_spent() const;
   /// Certified delta(eps) bracket spent so far.
   interval spent_delta(double eps) const;
   /// Probability of infinite privacy loss (the worse orientation) of the
@@ -198,7 +208,10 @@ class accountant {
   std::int64_t applications() const { return applications_; }
   /// Distinct guarantees (groups) recorded.
   std::size_t groups() const { return pending_.size(); }
-  std::int64_t fft_size() const { return pld_.fft_size(); }
+  std::int64_t fft_size() const {
+    ensure_engine();
+    return pld_.fft_size();
+  }
 
   /// The JSON document, tagged with HMAC-SHA256 under `key` when it is not
   /// empty, else with a SHA-256 checksum.
@@ -241,7 +254,10 @@ class accountant {
   // one application's filter cost per guarantee key (prepare)
   mutable std::map<std::string, filter_cost> cost_cache_;
   int loaded_version_ = 0;
-  incremental_pld pld_;
+  // Built lazily after a load (ensure_engine): a status needs no engine.
+  mutable incremental_pld pld_;
+  mutable bool engine_pending_ = false;  // pending_ not yet in pld_
+  void ensure_engine() const;
   mutable std::vector<ledger_entry> entries_;  // mutable only for engine_copy()
   bool all_gaussian_ = true;
   double mu2_ = 0.0;  // sum of n mu^2 over Gaussian entries
