@@ -92,6 +92,10 @@ void print_status(const accountant& a, const std::string& file) {
   std::cout << "ledger " << file << ": budget (epsilon " << fmt(a.budget_epsilon()) << ", delta "
             << fmt(a.budget_delta()) << "), mode " << ledger_mode_name(a.mode()) << "\n";
   std::cout << "  integrity: " << integrity_text(a) << "\n";
+  if (a.loaded_version() == 1) {
+    std::cout << "  format: version 1 (legacy: read as a plan ledger, the rule that admitted its "
+                 "entries; the next add rewrites it as version 2)\n";
+  }
   std::cout << "  adaptive filter epsilon: " << fmt_up(f.epsilon) << "   (" << filter_name(f.kind)
             << (f.kind == filter_kind::rdp ? " at order " + fmt(f.order) : std::string())
             << "; valid when each mechanism is chosen after seeing earlier outputs)\n";
@@ -164,7 +168,7 @@ int ledger_init(const args& a) {
 // Loads FILE under its lock's protection (the caller holds it when it
 // writes). A signed ledger cannot be written without its key: the new file
 // would carry a plain checksum and lose its tamper evidence.
-accountant load_for(const args& a, const std::string& file, const std::string& key, bool writing) {
+accountant load_for(const std::string& file, const std::string& key, bool writing) {
   accountant led = accountant::load(file, key);
   if (writing && led.integrity() == ledger_integrity::hmac_unverified) {
     throw usage_error(
@@ -185,7 +189,7 @@ int ledger_add(const args& a) {
   // counting the entries of those before it against the budget.
   const ledger_lock lock(file);
   report_cleanup(lock, file);
-  accountant led = load_for(a, file, key, true);
+  accountant led = load_for(file, key, true);
   // every spec read first (a bad one is named even after one over budget);
   // all or nothing: the file changes only if every spec fits
   for (std::size_t i = 2; i < pos.size(); ++i) led.validate(pos[i]);
@@ -228,7 +232,7 @@ int ledger_check(const args& a) {
   const auto& pos = a.positional();
   if (pos.size() < 3) throw usage_error("usage: fdp ledger check FILE SPEC...");
   const std::string file = pos[1];
-  const accountant led = load_for(a, file, read_key(a), false);
+  const accountant led = load_for(file, read_key(a), false);
   const interval after = epsilon_after(led, {pos.begin() + 2, pos.end()});
   const bool ok = after.upper <= led.budget_epsilon();
   if (a.flag("json")) {
@@ -250,7 +254,7 @@ int ledger_status(const args& a) {
   only(a, "status", {"json", "key"});
   const auto& pos = a.positional();
   if (pos.size() != 2) throw usage_error("usage: fdp ledger status FILE");
-  const accountant led = load_for(a, pos[1], read_key(a), false);
+  const accountant led = load_for(pos[1], read_key(a), false);
   if (a.flag("json"))
     print_json(status_json(led, pos[1], "status"));
   else
@@ -263,7 +267,7 @@ int ledger_list(const args& a) {
   only(a, "list", {"json", "key"});
   const auto& pos = a.positional();
   if (pos.size() != 2) throw usage_error("usage: fdp ledger list FILE");
-  const accountant led = load_for(a, pos[1], read_key(a), false);
+  const accountant led = load_for(pos[1], read_key(a), false);
   const auto& es = led.entries();
   if (a.flag("json")) {
     json out = status_json(led, pos[1], "list");
