@@ -14,6 +14,7 @@
 #include "fdp/budget/ledger.hpp"
 #include "fdp/budget/privacy_filter.hpp"
 #include "fdp/budget/rdp.hpp"
+#include "fdp/ops/compose.hpp"
 #include "fdp/ops/convert.hpp"
 #include "fdp/ops/spec.hpp"
 #include "fdp/ops/spec_kind.hpp"
@@ -66,6 +67,39 @@ TEST(PrivacyFilter, SubsampledGaussiansUseTheRdpFilterNotGdp) {
       rdp_to_eps(orders, r, 0.25e-5 / static_cast<double>(orders.size()), rdp_conversion::improved);
   EXPECT_NEAR(f.epsilon, e.eps, 1e-9 * e.eps);
   EXPECT_GE(f.epsilon, a.spent().lower);  // never below what a fixed sequence spends
+}
+
+TEST(PrivacyFilter, ALaterEntryCanEndAFilterAndAnotherTakesOver) {
+  accountant a(5.0, 1e-5);
+  a.add("gaussian:sigma=4");
+  EXPECT_EQ(a.filter().kind, filter_kind::gdp);
+  const double before = a.filter().epsilon;
+  a.add("subsampled-laplace:b=2,q=0.01");  // not G_mu, not pure of a stated eps: RDP
+  EXPECT_EQ(a.filter().kind, filter_kind::rdp);
+  EXPECT_GT(a.filter().epsilon, before);
+  // a kind no filter covers is refused, and nothing is recorded
+  EXPECT_THROW(a.add("mixture-gaussian:sigma=5,sensitivities=0;1,weights=0.5;0.5"),
+               budget_exceeded);
+  EXPECT_EQ(a.entries().size(), 2u);
+}
+
+TEST(PrivacyFilter, PlanSpentOfALoadedLedgerIsTheComposeBracket) {
+  accountant a(50.0, 1e-5, mode(ledger_mode::plan));
+  std::vector<spec> specs;
+  for (int i = 0; i < 5; ++i) {
+    const std::string s =
+        "subsampled-gaussian:sigma=" + std::to_string(1.0 + 0.1 * i) + ",q=0.01,times=100";
+    a.add(s);
+    specs.push_back(parse_spec(s));
+  }
+  const accountant b = accountant::from_json(a.to_json());
+  compose_options o;
+  o.delta_hint = 1e-5;
+  const interval c = compose(specs, o).epsilon(1e-5), p = b.plan_spent();
+  EXPECT_EQ(p.lower, c.lower);
+  EXPECT_EQ(p.upper, c.upper);
+  EXPECT_LE(p.lower, a.spent().upper);  // both contain the truth
+  EXPECT_GE(p.upper, a.spent().lower);
 }
 
 TEST(PrivacyFilter, EpsDeltaEntriesUseTheBasicSumWithinItsDeltaShare) {

@@ -102,6 +102,13 @@ void print_status(const accountant& a, const std::string& file) {
   std::cout << "  plan composition:        [" << fmt_down(plan.lower) << ", " << fmt_up(plan.upper)
             << "]" << (a.exact() ? "   (exact: every entry is Gaussian;" : "   (certified bracket;")
             << " valid for a sequence fixed in advance)\n";
+  // (compose's tolerance is the tighter of 0.003 and the ledger's; the
+  // engine answers for stored curves and may be wider: said, not hidden)
+  const double width = (plan.upper - plan.lower) / std::max(plan.upper, 1e-300);
+  if (std::isfinite(plan.upper) && width > a.tolerance()) {
+    std::cout << "  note: the plan bracket is " << fmt(100 * width)
+              << "% wide, wider than the tolerance " << fmt(100 * a.tolerance()) << "%\n";
+  }
   std::cout << "  remaining epsilon: >= " << fmt_down(std::max(0.0, a.budget_epsilon() - s.upper))
             << "   (budget minus the " << ledger_mode_name(a.mode()) << " rule's certified "
             << "epsilon)\n";

@@ -152,6 +152,8 @@ class accountant {
   double budget_epsilon() const { return eps_; }
   double budget_delta() const { return delta_; }
   double grid_step() const { return pld_.h(); }
+  /// The relative bracket width the ledger aims at (accountant_options).
+  double tolerance() const { return tolerance_; }
 
   /// Records `spec` (any spec of spec.hpp, with times=N), with `label` and the
   /// current UTC time, if the mode's rule admits it (plan: the certified
