@@ -19,7 +19,8 @@
 #include <stdexcept>
 #include <string>
 
-#include "budget/ledger_io.hpp"  // internal: parse_json, json_number, sha256_hex
+#include "budget/digest.hpp"     // internal: sha256_hex
+#include "budget/ledger_io.hpp"  // internal: parse_json, json_number
 #include "fdp/budget/ledger.hpp"
 #include "fdp/core/error.hpp"
 #include "fuzz_util.hpp"

@@ -3,6 +3,7 @@
 # quiet and fast when everything is already present.
 set -euo pipefail
 pkgs=(g++ cmake make pkg-config libboost-dev libeigen3-dev libfftw3-dev
+      libssl-dev  # libcrypto: SHA-256 / HMAC-SHA256 of ledger files (lib/src/budget/digest.cpp)
       nlohmann-json3-dev libgtest-dev libgmock-dev libbenchmark-dev
       python3 python3-matplotlib python3-mpmath python3-numpy
       python3-jsonschema  # validates --json output: tests/cli/test_json_contract.py

@@ -278,7 +278,9 @@ def ledger_entries(path):
 
 def test_ledger(fdp, tmp):
     L = os.path.join(tmp, "budget.json")
-    j = run_json(fdp, "ledger", "init", "--budget-eps", "3", "--delta", "1e-5", L)
+    # (a plan ledger: these checks are of the tight composition's refusals;
+    # adaptive ledgers are tested by test_ledger_integrity.py)
+    j = run_json(fdp, "ledger", "init", "--budget-eps", "3", "--delta", "1e-5", "--mode", "plan", L)
     if not j or j["spent"]["epsilon"]["upper"] != 0:
         fail("ledger init: %r" % j)
     expect_bad(fdp, ["ledger", "init", "--budget-eps", "3", "--delta", "1e-5", L], "exists")

@@ -222,7 +222,8 @@ if check(rc == 0, "calibrate --solve t (%r)" % err):
     check(0.99 <= v <= 1.0 + 1e-9, "calibrated t = %r: exact epsilon %r is at most, and near, 1" % (tv, v))
 
 ledger = os.path.join(TMP, "ledger.json")
-rc, _, err = run("ledger", "init", "--budget-eps", "5", "--delta", "1e-5", ledger)
+# (plan mode: the tight composition, whose groups are checked here)
+rc, _, err = run("ledger", "init", "--budget-eps", "5", "--delta", "1e-5", "--mode", "plan", ledger)
 check(rc == 0, "ledger init (%r)" % err)
 for s in ("discrete-laplace:t=20,sensitivity=3,times=20", "discrete-laplace:t=20,sensitivity=3,times=30"):
     rc, out, err = run("ledger", "add", ledger, s, "--json")

@@ -96,7 +96,8 @@ for argv in (["compare", spec, "--delta", "1e-5"], ["clt", spec, "--edgeworth"],
     rc, out, err = run(*argv)
     check(rc == 0 and err == "", "fdp %s: exit 0, nothing on stderr (%d, %r)" % (" ".join(argv), rc, err))
 ledger = os.path.join(TMP, "ledger.json")
-rc, _, err = run("ledger", "init", "--budget-eps", "5", "--delta", "1e-5", ledger)
+# (plan mode: the tight composition, whose groups are checked here)
+rc, _, err = run("ledger", "init", "--budget-eps", "5", "--delta", "1e-5", "--mode", "plan", ledger)
 check(rc == 0, "ledger init (%r)" % err)
 for s in ("randomized-response:eps=0.2,k=5,times=20", "randomized-response:eps=0.2,k=5,times=30"):
     rc, out, err = run("ledger", "add", ledger, s, "--json")

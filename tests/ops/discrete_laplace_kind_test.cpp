@@ -311,7 +311,9 @@ TEST(DiscreteLaplaceKind, MomentsOfANearlyIdentityMechanism) {
 // classic composition take the kind too.
 TEST(DiscreteLaplaceKind, LedgerAndClassicAccounting) {
   const auto os = n_fold(2.0, 3, 6);
-  accountant a(50.0, 1e-5);
+  accountant_options plan;  // (the tight composition's groups are checked)
+  plan.mode = ledger_mode::plan;
+  accountant a(50.0, 1e-5, plan);
   a.add("discrete-laplace:t=2,sensitivity=3,times=2");
   a.add("discrete-laplace:t=2,sensitivity=3,times=4");
   EXPECT_EQ(a.groups(), 1u);

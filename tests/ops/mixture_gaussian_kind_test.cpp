@@ -86,7 +86,9 @@ namespace {
 // its sigma. Both agree with compose on the same composition.
 TEST(MixtureGaussianKind, LedgerAndCalibrate) {
   const std::string m = "mixture-gaussian:sigma=5,sensitivities=0;1,weights=0.5;0.5";
-  accountant a(5.0, 1e-5);
+  accountant_options plan;  // (the tight composition's groups are checked)
+  plan.mode = ledger_mode::plan;
+  accountant a(5.0, 1e-5, plan);
   a.add(m);
   a.add(m + ",times=3");
   EXPECT_EQ(a.groups(), 1u);

@@ -204,7 +204,9 @@ TEST(RandomizedResponseKind, HooksMatchTheOutputDistributions) {
 // classic composition take the kind too.
 TEST(RandomizedResponseKind, LedgerAndClassicAccounting) {
   const auto os = n_fold(0.5, 3, 6);
-  accountant a(20.0, 1e-5);
+  accountant_options plan;  // (the tight composition's groups are checked)
+  plan.mode = ledger_mode::plan;
+  accountant a(20.0, 1e-5, plan);
   a.add("randomized-response:eps=0.5,k=3,times=2");
   a.add("randomized-response:eps=0.5,k=3,times=4");
   EXPECT_EQ(a.groups(), 1u);

@@ -1,5 +1,6 @@
 // Internal to the ledger: a small JSON value with a strict parser and a
-// deterministic writer, SHA-256, and an atomic file replace. (The library does
+// deterministic writer, an atomic file replace and the file lock (the digests
+// are in budget/digest.hpp). (The library does
 // not link a JSON library; the ledger format is small and fixed.)
 #pragma once
 
@@ -33,9 +34,6 @@ void write_json_string(std::string& out, const std::string& s);
 /// A double as the shortest of %.15g, %.16g, %.17g that reads back exactly.
 std::string json_number(double x);
 
-/// SHA-256 of the bytes, lowercase hex (FIPS 180-4).
-std::string sha256_hex(const std::string& bytes);
-
 /// Writes `content` to `path` atomically: a temporary file in the same
 /// directory, fsync, rename over `path`, fsync of the directory. A crash at
 /// any point leaves either the old file or the new one.
@@ -53,6 +51,9 @@ void set_atomic_write_hook(write_hook hook);
 /// Takes the exclusive lock of a ledger file (fdp::ledger_lock): returns the
 /// lock file's descriptor; unlock_ledger releases it.
 int lock_ledger(const std::string& path);
+/// With the lock held: removes PATH.tmp.* files (left by a writer killed
+/// before its rename) and returns how many.
+int remove_stale_temporaries(const std::string& path);
 void unlock_ledger(int fd);
 
 /// Reads a whole ledger file of at most kMaxLedgerBytes; throws

@@ -2,46 +2,56 @@
 // answers "spent so far" and "can I afford this next one?" with certified
 // brackets, refuses what would exceed its budget, and persists its state.
 //
-// Accounting. The recorded specs are composed (tensor product, DRS Thm 3.2;
-// the composition is adaptive: each mechanism's INPUT may depend on earlier
-// outputs) with incremental_pld.hpp: identical guarantees are grouped
-// (canonical keys: gaussian:sigma=2 and gdp:mu=0.5 are one group; laplace with
-// b and sensitivity is keyed by sensitivity/b; ...), each group is
-// discretized once, and each new mechanism costs one pointwise product of
-// transforms, so a status query does not recompose from scratch. When every
-// recorded guarantee is Gaussian the answer is exact (G_sqrt(sum mu_i^2)).
-// Brackets contain the true epsilon of the composed guarantee.
+// Two modes, fixed when the ledger is made and written in its file:
 //
-// What the budget check means. add() refuses a mechanism whose addition would
-// make the CERTIFIED UPPER bound on epsilon at the budget's delta exceed the
-// budget epsilon; nothing is recorded then. The certificate is for the
-// sequence of guarantees actually recorded. If WHICH mechanism runs next
-// (its guarantee, not just its input) is chosen from earlier outputs, the
-// budget check acts as a privacy filter; filters are proven for mu-GDP
-// (Smith & Thakurta 2022) and for RDP (Feldman & Zrnic 2021) but not, in
-// general, for tight f-DP/PLD accounting of heterogeneous mechanisms. fdp
-// does not claim a filter theorem: fix the mechanism sequence in advance, or
-// choose adaptively only among Gaussian mechanisms, for the strongest reading.
+//   plan      the analyst fixes the whole list of mechanisms before seeing
+//             any output (each mechanism's INPUT may still depend on earlier
+//             outputs). The recorded specs are composed tightly (tensor
+//             product, DRS Thm 3.2) with incremental_pld.hpp: identical
+//             guarantees are grouped (canonical keys: gaussian:sigma=2 and
+//             gdp:mu=0.5 are one group; ...), each group is discretized
+//             once, and each new mechanism costs one pointwise product of
+//             transforms. When every guarantee is Gaussian the answer is exact
+//             (G_sqrt(sum mu_i^2)). add() refuses a mechanism that would make
+//             the CERTIFIED UPPER bound on epsilon at the budget's delta
+//             exceed the budget epsilon.
+//   adaptive  (the default) each mechanism and its parameters may be chosen
+//             after seeing earlier outputs. Composing the realized curves is
+//             then not a valid stopping rule (Honkela, Koskela, Tran & Raisa
+//             2026, arXiv 2602.06756); add() admits an entry only while a
+//             privacy filter (privacy_filter.hpp: pure-DP sum, GDP, RDP and
+//             basic (eps, delta) filters with fixed delta shares) stays within
+//             the budget. The plan composition is still computed and shown,
+//             so the price of adaptivity is visible.
 //
-// Persistence. JSON (format "fdp-ledger", version 1): budget, the engine's
-// grid ({"step", "auto", "tolerance"}), entries in order (the spec text; curve specs carry their
-// points, so a later change of the CSV file does not change the ledger), and "checksum":
-// "sha256:<hex>" over the canonical serialization of everything else. load() re-serializes what it
-// parsed and compares: a truncated file (a JSON error) or an edited one (a checksum mismatch) is
-// reported, never trusted. The checksum detects accidents and casual edits; it is not a signature
-// (anyone can recompute it). save() is atomic (temporary file in the same directory, fsync, rename,
-// directory fsync): a crash leaves the old or the new file.
+// A budget delta of 0 makes a pure-DP ledger: both modes admit while the sum
+// of the entries' pure epsilons fits (for pure-DP mechanisms that sum is the
+// exact composed epsilon at delta 0, and a valid filter).
+//
+// Persistence. JSON (format "fdp-ledger", version 2): mode, budget, the
+// engine's grid, entries in order (spec, label, UTC time; curve specs carry
+// their points, so a later change of the CSV file does not change the
+// ledger), and a tag over the canonical serialization of everything else:
+// "hmac-sha256:<hex>" when saved with a key (tamper-evident: an edit without
+// the key no longer matches), else "sha256:<hex>" (detects accidents only:
+// anyone can recompute it). Version 1 files (no mode, no labels) are read as
+// plan-mode ledgers (the rule that admitted their entries) and rewritten as
+// version 2 by the next save. save() is atomic (temporary file in the same
+// directory, fsync, rename, directory fsync): a crash leaves the old or the
+// new file.
 #pragma once
 
 #include <cstdint>
 #include <memory>
 #include <stdexcept>
 #include <functional>
+#include <map>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "fdp/budget/incremental_pld.hpp"
+#include "fdp/budget/privacy_filter.hpp"
 #include "fdp/ops/compose.hpp"
 
 namespace fdp {
@@ -79,22 +89,44 @@ class budget_exceeded : public std::invalid_argument {
 /// created or locked.
 class ledger_lock {
  public:
+  /// Also removes the temporary files (PATH.tmp.*) that a writer killed
+  /// before its rename left: while the lock is held no fdp is writing one.
+  /// (A program that saves without the lock must not share the directory.)
   explicit ledger_lock(const std::string& ledger_path);
   ~ledger_lock();
+  /// How many such files the constructor removed.
+  int removed_temporaries() const { return removed_; }
   ledger_lock(const ledger_lock&) = delete;
   ledger_lock& operator=(const ledger_lock&) = delete;
 
  private:
   int fd_ = -1;
+  int removed_ = 0;
 };
 
 struct ledger_entry {
-  std::string spec;  ///< as given (includes times=N if any)
+  std::string spec;   ///< as given (includes times=N if any)
+  std::string label;  ///< the user's note (no control characters); may be empty
+  std::string time;   ///< when it was recorded, UTC, "YYYY-MM-DDTHH:MM:SSZ" (empty in version 1)
   /// curve specs: the curve's vertices at the time of recording
   std::vector<std::pair<double, double>> points;
 };
 
+/// See the top of this file.
+enum class ledger_mode { plan, adaptive };
+std::string ledger_mode_name(ledger_mode m);
+
+/// How far a loaded ledger file could be trusted.
+enum class ledger_integrity {
+  checksum,         ///< a SHA-256 checksum matched: no accident, but anyone could have edited it
+  hmac_verified,    ///< its HMAC-SHA256 tag matched under the given key
+  hmac_unverified,  ///< it carries an HMAC tag, but no key was given to check it
+  none              ///< made in memory, not loaded
+};
+std::string ledger_integrity_name(ledger_integrity i);
+
 struct accountant_options {
+  ledger_mode mode = ledger_mode::adaptive;
   /// Loss-grid step of the incremental engine; 0 picks one from the budget
   /// and refines it (halving or better) whenever the spent bracket at the
   /// budget's delta is wider than `tolerance` (relative).
@@ -106,27 +138,56 @@ struct accountant_options {
 /// (incremental_pld.hpp), so they belong to one thread at a time.
 class accountant {
  public:
+  /// budget_eps finite > 0, budget_delta in [0, 1) (0: pure DP).
   accountant(double budget_eps, double budget_delta, const accountant_options& opt = {});
+
+  ledger_mode mode() const { return mode_; }
+  /// The adaptive filter's level (privacy_filter.hpp); computed in both modes.
+  filter_level filter() const { return filter_.level(); }
+  /// The integrity of the file this ledger was loaded from.
+  ledger_integrity integrity() const { return integrity_; }
+  /// The format version of that file (1: legacy, no mode or labels).
+  int loaded_version() const { return loaded_version_; }
 
   double budget_epsilon() const { return eps_; }
   double budget_delta() const { return delta_; }
   double grid_step() const { return pld_.h(); }
+  /// The relative bracket width the ledger aims at (accountant_options).
+  double tolerance() const { return tolerance_; }
 
-  /// Records `spec` (any spec of spec.hpp, with times=N) if the certified
-  /// epsilon at the budget's delta stays within the budget; otherwise throws
-  /// budget_exceeded and records nothing. Bad specs throw std::invalid_argument.
-  void add(const std::string& spec);
+  /// Records `spec` (any spec of spec.hpp, with times=N), with `label` and the
+  /// current UTC time, if the mode's rule admits it (plan: the certified
+  /// epsilon at the budget's delta stays within the budget; adaptive: the
+  /// filter does); otherwise throws budget_exceeded and records nothing. Bad
+  /// specs and labels (control characters, over 200 bytes) throw
+  /// std::invalid_argument.
+  void add(const std::string& spec, const std::string& label = "");
   /// Records without the budget check.
   void add_unchecked(const std::string& spec);
 
   /// Would the certified epsilon at `delta` stay <= `eps` with `spec` added?
+  /// (The plan rule; in an adaptive ledger can_afford(spec) asks the filter.)
   /// Does not change the ledger.
   bool can_afford(const std::string& spec, double eps, double delta) const;
-  bool can_afford(const std::string& spec) const { return can_afford(spec, eps_, delta_); }
+  bool can_afford(const std::string& spec) const;
+  /// The filter's level with `spec` added (nothing recorded).
+  filter_level filter_with(const std::string& spec) const;
 
-  /// Certified epsilon bracket spent so far at `delta` (default: the budget's).
+  /// Certified epsilon bracket of the plan composition at `delta` (default:
+  /// the budget's; at delta 0, the sum of pure epsilons, +inf if an entry has
+  /// none).
   interval spent(double delta) const;
   interval spent() const { return spent(delta_); }
+  /// The plan composition's bracket at the budget's delta, for reading: the
+  /// entries composed once by the one-shot path (compose_for_queries, what
+  /// fdp compose runs, at the tighter of its tolerance and the ledger's).
+  /// A ledger just loaded has not built its incremental engine (adds build
+  /// it when the plan rule needs it), and on many distinct entries the
+  /// one-shot path is faster, its bracket within compose's tolerance (it
+  /// may differ from the engine's; both contain the true epsilon). Entries
+  /// with stored curve points
+  /// (and compositions beyond its limits) are answered by the engine.
+  interval plan_spent() const;
   /// Certified delta(eps) bracket spent so far.
   interval spent_delta(double eps) const;
   /// Probability of infinite privacy loss (the worse orientation) of the
@@ -149,15 +210,23 @@ class accountant {
   std::int64_t applications() const { return applications_; }
   /// Distinct guarantees (groups) recorded.
   std::size_t groups() const { return pending_.size(); }
-  std::int64_t fft_size() const { return pld_.fft_size(); }
+  std::int64_t fft_size() const {
+    ensure_engine();
+    return pld_.fft_size();
+  }
 
-  /// The JSON document (with its checksum).
-  std::string to_json() const;
+  /// The JSON document, tagged with HMAC-SHA256 under `key` when it is not
+  /// empty, else with a SHA-256 checksum.
+  std::string to_json(const std::string& key = "") const;
   /// Parses and verifies a ledger document; `source` names it in errors.
-  static accountant from_json(const std::string& text, const std::string& source = "ledger");
-  /// Atomic save; load verifies the checksum and replays the entries.
-  void save(const std::string& path) const;
-  static accountant load(const std::string& path);
+  /// With a key, the document must carry an HMAC tag that matches (a plain
+  /// checksum is refused: it is what a forger without the key would write).
+  /// Without one, a checksum must match and an HMAC tag is left unverified.
+  static accountant from_json(const std::string& text, const std::string& source = "ledger",
+                              const std::string& key = "");
+  /// Atomic save; load verifies the tag and replays the entries.
+  void save(const std::string& path, const std::string& key = "") const;
+  static accountant load(const std::string& path, const std::string& key = "");
 
  private:
   struct prepared;
@@ -169,7 +238,10 @@ class accountant {
   /// A relative bound on the rounding of infinite_loss_mass(extra).
   double infinite_loss_mass_rel(const prepared* extra) const;
   bool no_finite_epsilon(const prepared& p, double delta) const;
-  std::string canonical_body() const;
+  std::string canonical_body(int version) const;
+  [[noreturn]] void refuse(const std::string& spec, const std::string& why, double requested) const;
+  bool by_filter() const { return mode_ == ledger_mode::adaptive || delta_ == 0; }
+  void commit(const prepared& p, ledger_entry e, bool check_plan);
   // from_json's last step: every stored entry validated again and recorded,
   // the groups added to the engine in one batch. `entry_error` makes the
   // exception for entry i (1-based) and a message.
@@ -178,7 +250,16 @@ class accountant {
       const std::function<std::invalid_argument(std::size_t, const std::string&)>& entry_error);
 
   double eps_, delta_;
-  incremental_pld pld_;
+  ledger_mode mode_ = ledger_mode::adaptive;
+  privacy_filter filter_;
+  ledger_integrity integrity_ = ledger_integrity::none;
+  // one application's filter cost per guarantee key (prepare)
+  mutable std::map<std::string, filter_cost> cost_cache_;
+  int loaded_version_ = 0;
+  // Built lazily after a load (ensure_engine): a status needs no engine.
+  mutable incremental_pld pld_;
+  mutable bool engine_pending_ = false;  // pending_ not yet in pld_
+  void ensure_engine() const;
   mutable std::vector<ledger_entry> entries_;  // mutable only for engine_copy()
   bool all_gaussian_ = true;
   double mu2_ = 0.0;  // sum of n mu^2 over Gaussian entries
