@@ -150,7 +150,8 @@ double spec::number_or(const std::string& key, double dflt, double lo, double hi
 std::vector<std::pair<double, double>> read_two_column_csv(const std::string& path,
                                                            const std::string& what,
                                                            const std::string& col1,
-                                                           const std::string& col2) {
+                                                           const std::string& col2,
+                                                           const std::string& noun) {
   bounded_line_reader in(path, what, kMaxLineBytes, kMaxCurveFileBytes);
   std::vector<std::pair<double, double>> rows;
   std::string line;
@@ -175,18 +176,18 @@ std::vector<std::pair<double, double>> read_two_column_csv(const std::string& pa
     if (b.find(',') != std::string::npos)
       throw std::invalid_argument(where + ": expected two columns " + pair);
     if (rows.size() == kMaxCurvePoints) {
-      throw std::invalid_argument(where + ": more than " + std::to_string(kMaxCurvePoints) +
-                                  " rows (the limit)");
+      throw std::invalid_argument(where + ": more than " + std::to_string(kMaxCurvePoints) + " " +
+                                  noun + " (the limit)");
     }
     rows.emplace_back(parse_number(a, where + ": " + col1), parse_number(b, where + ": " + col2));
   }
-  if (rows.empty()) throw std::invalid_argument(what + " '" + path + "': no rows");
+  if (rows.empty()) throw std::invalid_argument(what + " '" + path + "': no " + noun);
   return rows;
 }
 
 curve read_curve_csv(const std::string& path) {
   std::vector<curve::point> pts;
-  for (const auto& [a, b] : read_two_column_csv(path, "curve file", "alpha", "beta"))
+  for (const auto& [a, b] : read_two_column_csv(path, "curve file", "alpha", "beta", "points"))
     pts.push_back({a, b});
   try {
     return curve::from_points(std::move(pts));

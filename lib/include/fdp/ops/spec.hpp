@@ -68,7 +68,8 @@ inline constexpr std::uint64_t kMaxCurveFileBytes = std::uint64_t{64} << 20;
 std::vector<std::pair<double, double>> read_two_column_csv(const std::string& path,
                                                            const std::string& what,
                                                            const std::string& col1,
-                                                           const std::string& col2);
+                                                           const std::string& col2,
+                                                           const std::string& noun = "rows");
 
 /// Reads a curve CSV (alpha,beta per line; '#' comments and one optional
 /// header line allowed) into a validated curve. Throws naming the file and
