@@ -13,10 +13,11 @@ Inputs (formats of `fdp audit`, docs/cli.md):
   --claim SPEC   the claimed f, drawn with `fdp curve SPEC` (or --claim-curve
                  FILE: a curve CSV)
 
-Example (files from the synthetic stand-in until fdp audit exists):
+Example:
+  fdp audit --mechanism gaussian:sigma=0.8 --input0 0 --input1 1 --claim gdp:mu=1 \\
+      --curve-out audit.csv --json > audit.json
   /usr/bin/python3 plots/plot_audit.py --fdp build/tools/fdp \\
-      --curve plots/examples/audit_gauss.csv --json plots/examples/audit_gauss.json \\
-      --claim gdp:mu=1 -o plots/gallery/audit.png
+      --curve audit.csv --json audit.json --claim gdp:mu=1 -o plots/gallery/audit.png
 """
 
 import argparse
@@ -61,13 +62,18 @@ def main():
     conf = (res.get("assumptions") or {}).get("confidence")
     conf_txt = f"{100 * conf:g}% " if isinstance(conf, (int, float)) else ""
 
-    fig, ax = fp.plt.subplots(figsize=(5.6, 5.6))
+    band_panel = emp.estimate is not None
+    if band_panel:
+        fig, (ax, bx) = fp.plt.subplots(1, 2, figsize=(11.0, 5.6),
+                                        gridspec_kw={"width_ratios": [1, 0.9]})
+    else:
+        fig, ax = fp.plt.subplots(figsize=(5.6, 5.6))
     fp.tradeoff_axes(ax)
 
     def draw(ax, legend):
         ax.fill_between(emp.alpha, emp.lower, emp.upper, color=EMP, alpha=0.22,
                         lw=0, zorder=2,
-                        label=(f"{conf_txt}upper bound .. found tests' lower bound"
+                        label=(f"{conf_txt}band: certified upper edge, found tests' lower edge"
                                if legend else None))
         ax.plot(emp.alpha, emp.lower, color=EMP, lw=0.6, alpha=0.8, zorder=2)
         ax.plot(emp.alpha, emp.upper, color=EMP, lw=0.6, alpha=0.8, zorder=2)
@@ -140,9 +146,36 @@ def main():
             for t in ax.texts:
                 t.set_position((0.97, 0.985))
 
+    if band_panel:
+        draw_band_panel(bx, emp, conf_txt, w)
     title = args.title or f"audit{': ' + verdict if verdict else ''}"
     ax.set_title(title)
     fp.save(fig, args, "audit.png")
+
+
+def draw_band_panel(bx, emp, conf_txt, w):
+    """The band around the empirical curve, magnified: at the trade-off
+    plot's scale a band from 10^6 samples per side is thinner than its line."""
+    import numpy as np
+    a = np.asarray(emp.alpha)
+    est = np.asarray(emp.estimate)
+    up, lo = np.asarray(emp.upper) - est, np.asarray(emp.lower) - est
+    bx.fill_between(a, lo, up, color=EMP, alpha=0.25, lw=0)
+    bx.plot(a, up, color=EMP, lw=1.2, label="certified upper edge (bounds the true curve)")
+    bx.plot(a, lo, color=EMP, lw=0.8, ls=(0, (3, 2)),
+            label="lower edge (of the tests found, not of the truth)")
+    bx.axhline(0, color="0.3", lw=0.8)
+    if isinstance(w, dict) and w.get("alpha") is not None:
+        bx.axvline(float(w["alpha"]), color=WIT, lw=1.0, ls=(0, (1, 2)),
+                   label="witness alpha")
+    span = float(np.nanmax(np.abs(np.concatenate([up, lo])))) or 1e-3
+    bx.set_ylim(-1.15 * span, 1.15 * span)
+    bx.set_xlim(0, 1)
+    bx.set_xlabel(r"type I error $\alpha$")
+    bx.set_ylabel(r"$\beta - \hat\beta$")
+    bx.set_title(f"{conf_txt}band around the empirical curve")
+    bx.grid(True, alpha=0.3)
+    fp.legend_below(bx, ncol=1, fontsize=9)
 
 
 if __name__ == "__main__":

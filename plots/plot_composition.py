@@ -199,7 +199,7 @@ def main():
                 zorder=4, label=exact.label)
     fp.draw_curve(ax, bracket, BRACKET,
                   label="certified" if bracket.is_bracket else "closed form")
-    ax.legend(loc="upper right", fontsize=9)
+    fp.legend_below(ax, ncol=1, fontsize=9)
     ax.set_title("trade-off curve" if args.title else label)
 
     if ncols == 2:
@@ -243,7 +243,7 @@ def main():
         r.set_ylabel(rf"$\beta$ $-$ {ref_name}")
         r.set_title(f"difference from {ref_name}")
         r.ticklabel_format(axis="y", style="sci", scilimits=(-3, 3))
-        r.legend(loc="best", fontsize=9)
+        fp.legend_below(r, ncol=2, fontsize=9)
         r.set_box_aspect(1)
 
     if args.title:

@@ -189,10 +189,29 @@ def main():
                "--eps-max", "6", "--eps-points", "25", "--delta", "1e-5")
         expect("plot_profile.py", tmp, prof_json, "--delta", "1e-5")
 
-        # plot_audit.py: synthetic fdp audit outputs, claim as spec and as CSV.
+        # plot_audit.py: synthetic fdp audit outputs, claim as spec and as CSV;
+        # and a real fdp audit run.
         expect("plot_audit.py", tmp, "--fdp", fdp, "--curve", audit_csv,
                "--json", audit_json, "--claim", "gdp:mu=1")
         expect("plot_audit.py", tmp, "--curve", audit_csv, "--claim-curve", g1)
+        real_csv, real_json = os.path.join(tmp, "real_audit.csv"), os.path.join(tmp, "real_audit.json")
+        rc, out, err, _ = run([fdp, "audit", "--mechanism", "gaussian:sigma=0.8", "--input0", "0",
+                               "--input1", "1", "--claim", "gdp:mu=1", "--samples", "20000",
+                               "--seed", "1", "--curve-out", real_csv, "--json"])
+        if rc != 3:
+            fail(f"fdp audit (a violation): exit {rc}: {err.strip()}")
+        write(real_json, out)
+        expect("plot_audit.py", tmp, "--fdp", fdp, "--curve", real_csv, "--json", real_json,
+               "--claim", "gdp:mu=1")
+
+        # The gallery script itself (plots/README.md's pictures), into tmp.
+        rc, _, err, _ = run(["bash", os.path.join(PLOTS, "make_gallery.sh"), fdp,
+                             os.path.join(tmp, "gallery")])
+        if rc != 0:
+            fail(f"make_gallery.sh: exit {rc}: {err.strip()[-400:]}")
+        for name in ("tradeoffs", "composition", "composition_clt", "group", "profile", "audit"):
+            if not os.path.getsize(os.path.join(tmp, "gallery", name + ".png")) > 10000:
+                fail(f"make_gallery.sh: {name}.png missing or empty")
 
         # Bad input: exit 2, one line on stderr naming the problem.
         missing = os.path.join(tmp, "missing.csv")
