@@ -94,6 +94,13 @@ def test_no_internal_names_or_noise(tmp):
           "dpsgd q disagreement, numbers as the shortest decimals: %r" % line)
 
 
+def test_compare_sentences_without_float_noise():
+    rc, out, err = run("compare", "subsampled-gaussian:sigma=1.1,q=0.0042666666666666667,times=14062",
+                       "--delta", "1e-5")
+    check(rc == 0 and "delta' = 5e-07" in out and not FLOAT_NOISE.search(out.split("classical")[-1]),
+          "compare's delta split in plain numbers: %r" % out[-300:])
+
+
 def test_single_dash():
     line = one_line_error("compose", "gdp:mu=1", "-d", "1e-5")
     check("unknown option -d" in line and "two dashes" in line and "--delta" in line,
@@ -166,6 +173,7 @@ def main():
         test_no_doubled_prefix()
         test_no_internal_names_or_noise(tmp)
         test_single_dash()
+        test_compare_sentences_without_float_noise()
         test_progress_bar_cleared()
     for f in failures:
         print("FAIL", f)

@@ -1,6 +1,7 @@
 #include "fdp/budget/classic.hpp"
 
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <map>
 
@@ -45,6 +46,14 @@ class one_shot {
  private:
   std::map<std::pair<std::string, double>, double> cache_;
 };
+
+// A number for a sentence: 6 significant digits ("5e-07", not the
+// 5.000000000000001e-07 that delta / 2 happens to be in binary).
+std::string short_number(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.6g", x);
+  return buf;
+}
 
 }  // namespace
 
@@ -113,7 +122,7 @@ classic_report classic_account(const std::vector<spec>& specs, double delta) {
                      ? "delta left after the fixed delta_i is shared equally by the " +
                            detail::format_value(static_cast<long long>(k_profile)) +
                            " applications with a privacy profile (naive); advanced: delta' = " +
-                           detail::format_value(r.advanced_delta_prime) + ", the rest shared"
+                           short_number(r.advanced_delta_prime) + ", the rest shared"
                      : "fixed (eps_i, delta_i) per application; advanced: delta' = the delta left";
   return r;
 }
