@@ -22,6 +22,14 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 // show q=0.01024, not q=0.010240000000000001.
 std::string fmt_exact(double x) { return detail::format_value(x); }
 
+// A computed epsilon in a message: 10 significant digits (9.997256146, not
+// every digit of the double).
+std::string fmt_computed(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.10g", x);
+  return buf;
+}
+
 struct evaluation {
   interval eps;
   double tolerance;
@@ -179,7 +187,7 @@ class calibrator {
       throw std::invalid_argument("calibrate: no value of " + param_ + " meets epsilon <= " +
                                   fmt_exact(target_) + " at delta = " + fmt_exact(delta_) +
                                   ": the other specs alone give a certified epsilon in [" +
-                                  fmt_exact(e.lower) + ", " + fmt_exact(e.upper) + "]");
+                                  fmt_computed(e.lower) + ", " + fmt_computed(e.upper) + "]");
     }
   }
 
@@ -249,7 +257,7 @@ class calibrator {
         throw std::invalid_argument(
             "calibrate: no value of " + param_ + " meets epsilon <= " + fmt_exact(target_) +
             " at delta = " + fmt_exact(delta_) + " (at " + param_ + " = " + fmt_exact(b.g) +
-            " the certified epsilon is still " + fmt_exact(e.upper) + ")");
+            " the certified epsilon is still " + fmt_computed(e.upper) + ")");
       }
       if (feasible(nx, ts)) {
         b.f = nx;
@@ -437,7 +445,7 @@ class calibrator {
       const interval e = eval(1.0, tol).eps;
       throw std::invalid_argument(
           "calibrate: even " + param_ + "=1 exceeds epsilon <= " + fmt_exact(target_) +
-          " at delta = " + fmt_exact(delta_) + " (certified epsilon " + fmt_exact(e.upper) + ")");
+          " at delta = " + fmt_exact(delta_) + " (certified epsilon " + fmt_computed(e.upper) + ")");
     }
     // Bracket: f feasible, g not. Steps of at least 2x, larger while epsilon
     // is far below the target (about target / (2 epsilon): epsilon grows at

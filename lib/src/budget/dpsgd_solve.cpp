@@ -147,7 +147,13 @@ dpsgd_solution solve_dpsgd(const dpsgd_config& c, const dpsgd_solve& w) {
   calibration_options o;
   o.search_tolerance = c.tolerance;
   dpsgd_solution s;
-  s.calibration = calibrate_family(f, w.target_epsilon, c.delta, o);
+  try {
+    s.calibration = calibrate_family(f, w.target_epsilon, c.delta, o);
+  } catch (const std::invalid_argument& e) {
+    // (the search's messages name it "calibrate:"; here it is dpsgd's)
+    const std::string m = e.what(), own = "calibrate: ";
+    throw std::invalid_argument("dpsgd: " + (m.rfind(own, 0) == 0 ? m.substr(own.size()) : m));
+  }
   s.config = solved_config(c, w, s.calibration.value);
   s.config.tolerance = std::min(c.tolerance, o.final_tolerance);
   s.report = account_dpsgd(s.config);
