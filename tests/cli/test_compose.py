@@ -531,13 +531,36 @@ def test_memory_ceiling(fdp):
               "%s: %r (%r)" % (what, e, obj["numerics"]))
 
 
+def test_gdp_summaries(fdp):
+    """Whole-curve mu omitted by default for subsampled specs; --mu-above."""
+    sg = "subsampled-gaussian:sigma=1.1,q=0.0042666666666666667,times=14062"
+    obj, what = compose_json(fdp, sg)
+    if obj is not None:
+        check("mu" not in obj, "%s: whole-curve mu printed by default for a subsampled spec" % what)
+    obj, what = compose_json(fdp, sg, "--mu")
+    if obj is not None:
+        # the cap sqrt(T)/sigma is the exact whole-curve summary here
+        check(abs(obj["mu"]["upper"] - math.sqrt(14062) / 1.1) < 1e-6 * obj["mu"]["upper"],
+              "%s: %r" % (what, obj.get("mu")))
+    obj, what = compose_json(fdp, "gdp:mu=1.3", "--mu-above", "1e-6")
+    if obj is not None:
+        w = obj["mu_above"]["mu"]
+        contains(what + " mu_above of G_1.3", w["lower"], w["upper"], 1.3)
+        check(w["upper"] - w["lower"] < 1e-3, "%s: width %r" % (what, w))
+    obj, what = compose_json(fdp, sg, "--mu-above", "1e-6")
+    if obj is not None:
+        w = obj["mu_above"]["mu"]
+        check(0.5 < w["lower"] <= w["upper"] < 0.7, "%s: %r" % (what, w))
+    expect_usage_error(fdp, ["compose", "gdp:mu=1", "--mu-above", "0.5"], "--mu-above")
+
+
 def main():
     if len(sys.argv) != 2:
         print(__doc__)
         return 2
     fdp = sys.argv[1]
     for t in (test_shape, test_closed_forms, test_golden_containment, test_curves, test_degenerate, test_errors,
-              test_tolerance_flag, test_memory_ceiling):
+              test_tolerance_flag, test_memory_ceiling, test_gdp_summaries):
         n0 = len(failures)
         t(fdp)
         print("%s: %s" % (t.__name__, "ok" if len(failures) == n0 else "%d failures" % (len(failures) - n0)))

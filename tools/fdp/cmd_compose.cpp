@@ -11,6 +11,7 @@
 #include "fdp/budget/classic.hpp"
 #include "fdp/ops/clt.hpp"
 #include "fdp/ops/compose_queries.hpp"
+#include "fdp/ops/gdp_window.hpp"
 #include "fdp/ops/convert.hpp"
 
 namespace fdp::cli {
@@ -98,6 +99,13 @@ void print_clt(const clt_answer& c, const std::vector<double>& deltas) {
               << (c.band ? c.band->reason() : std::string("unavailable")) << ")\n";
 }
 
+// A Poisson-subsampled term (its whole-curve GDP summary is set by the tail).
+bool has_subsampled(const std::vector<spec>& specs) {
+  for (const auto& s : specs)
+    if (s.kind().name.rfind("subsampled-", 0) == 0) return true;
+  return false;
+}
+
 // How a numeric composition was computed: its grid and limits (the
 // tolerance asked and met are in "assumptions", the time in "timing").
 json numerics_json(const composition& c, const compose_options& opts) {
@@ -135,8 +143,19 @@ int run_compose(const args& a) {
   out["method"] = c.method();
   const query_answers answers = answer_queries(q, c, tuned.delta_source());
   add_answers_json(out, answers);
-  const std::optional<interval> mu = gdp_summary_if_wanted(a, q, c);
+  // The whole-curve summary of a Poisson-subsampled composition is set by
+  // the alpha -> 0 tail (sqrt(sum T D^2/sigma^2) for DP-SGD): printed only
+  // when asked (--mu); --mu-above A gives mu on tests with both errors >= A.
+  const bool tail_set = has_subsampled(specs);
+  const std::optional<interval> mu =
+      tail_set && !a.flag("mu") ? std::nullopt : gdp_summary_if_wanted(a, q, c);
   if (mu) out["mu"] = bracket(mu->lower, mu->upper);
+  std::optional<interval> window;
+  const double level = a.number_or("mu-above", 0.0, 0.0, 0.5, true, true);
+  if (level > 0) {
+    window = gdp_mu_above(c, level);
+    out["mu_above"] = {{"level", level}, {"mu", bracket(window->lower, window->upper)}};
+  }
   if (a.has("curve-out"))
     write_curve_csv(c, static_cast<int>(a.integer_or("points", 201, 3, 1000000)),
                     a.value("curve-out"));
@@ -166,6 +185,13 @@ int run_compose(const args& a) {
   // (the queried points as given: the shortest decimal that reads back)
   print_answers(answers, [](double x) { return detail::format_value(x); });
   if (mu) print_gdp_summary(*mu);
+  if (window)
+    std::cout << "  GDP on tests with both errors >= " << fmt(level) << ": mu in ["
+              << fmt_down(window->lower) << ", " << fmt_up(window->upper)
+              << "]   (certified: f >= G_mu there)\n";
+  if (q.none && tail_set && !mu && !window)
+    std::cout << "  (GDP summary omitted: for subsampled specs it is set by the alpha -> 0 tail;\n"
+                 "   --mu prints it, --mu-above A gives mu on tests with both errors >= A)\n";
   if (want_clt) print_clt(*ca, q.answered_deltas());
   if (!c.is_exact()) print_numerics(c, opts, secs, tol_met);
   return 0;
@@ -178,11 +204,15 @@ FDP_REGISTER_COMMAND(command{
     "                   [--tolerance T] [--json]\n\n"
     "Composes (tensor product) the specs. Every numeric answer is a bracket\n"
     "[lower, upper] that contains the true value; closed forms give lower == upper.\n"
-    "With no query: epsilon at delta = 1e-5 and the GDP summary mu.\n\n"
+    "With no query: epsilon at delta = 1e-5 and the GDP summary mu (not for Poisson-\n"
+    "subsampled specs, whose summary is set by the alpha -> 0 tail: --mu still\n"
+    "prints it; --mu-above A gives the certified mu on every test whose type I and\n"
+    "type II errors are both >= A).\n\n"
     "  --delta D       epsilon at delta D (repeatable)\n"
     "  --eps E         delta at epsilon E (repeatable)\n"
     "  --alpha A       beta = f(A) (repeatable)\n"
     "  --mu            also report the GDP summary (smallest mu with f >= G_mu)\n"
+    "  --mu-above A    the smallest mu with f >= G_mu where both errors are >= A\n"
     "  --curve-out F   write alpha,beta_lower,beta_upper to F (--points N, default 201)\n"
     "  --method M      auto (closed form when one exists, else pld), exact, pld;\n"
     "                  clt also prints the CLT approximation beside the certified\n"
@@ -197,6 +227,7 @@ FDP_REGISTER_COMMAND(command{
     "  fdp compose laplace:b=10,times=100 --delta 1e-6\n"
     "  fdp compose subsampled-gaussian:sigma=1.1,q=0.004267,times=14063 --delta 1e-5\n",
     query_command_options({{"curve-out", true, false, "CSV output file"},
+                           {"mu-above", true, false, "GDP mu on tests with both errors >= A"},
                            {"points", true, false, "curve points"}}),
     run_compose, true});
 
