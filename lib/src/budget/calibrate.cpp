@@ -443,9 +443,9 @@ class calibrator {
     double f = 1.0;
     if (!feasible(f, tol)) {
       const interval e = eval(1.0, tol).eps;
-      throw std::invalid_argument(
-          "calibrate: even " + param_ + "=1 exceeds epsilon <= " + fmt_exact(target_) +
-          " at delta = " + fmt_exact(delta_) + " (certified epsilon " + fmt_computed(e.upper) + ")");
+      throw std::invalid_argument("calibrate: even " + param_ + "=1 exceeds epsilon <= " +
+                                  fmt_exact(target_) + " at delta = " + fmt_exact(delta_) +
+                                  " (certified epsilon " + fmt_computed(e.upper) + ")");
     }
     // Bracket: f feasible, g not. Steps of at least 2x, larger while epsilon
     // is far below the target (about target / (2 epsilon): epsilon grows at
