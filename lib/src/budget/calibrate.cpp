@@ -22,13 +22,8 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 // show q=0.01024, not q=0.010240000000000001.
 std::string fmt_exact(double x) { return detail::format_value(x); }
 
-// A computed epsilon in a message: 10 significant digits (9.997256146, not
-// every digit of the double).
-std::string fmt_computed(double x) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.10g", x);
-  return buf;
-}
+// A computed epsilon in a message: 10 significant digits.
+std::string fmt_computed(double x) { return detail::format_computed(x); }
 
 struct evaluation {
   interval eps;

@@ -49,11 +49,7 @@ class one_shot {
 
 // A number for a sentence: 6 significant digits ("5e-07", not the
 // 5.000000000000001e-07 that delta / 2 happens to be in binary).
-std::string short_number(double x) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.6g", x);
-  return buf;
-}
+std::string short_number(double x) { return detail::format_computed(x, 6); }
 
 }  // namespace
 

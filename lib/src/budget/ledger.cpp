@@ -541,9 +541,9 @@ void accountant::refuse(const std::string& spec, const std::string& why, double 
       by_filter() ? interval{filter_.level().epsilon, filter_.level().epsilon} : spent(delta_);
   const std::string what = by_filter()
                                ? "the " + ledger_mode_name(mode_) + " filter's epsilon is " +
-                                     detail::format_value(now.upper)
-                               : "spent epsilon in [" + detail::format_value(now.lower) + ", " +
-                                     detail::format_value(now.upper) + "]";
+                                     detail::format_computed(now.upper)
+                               : "spent epsilon in [" + detail::format_computed(now.lower) + ", " +
+                                     detail::format_computed(now.upper) + "]";
   throw budget_exceeded("over budget: " + what + " at delta = " + detail::format_value(delta_) +
                             " (budget epsilon " + detail::format_value(eps_) + "); adding '" +
                             spec + "' would " + why + "; nothing was recorded",
@@ -555,7 +555,7 @@ void accountant::add(const std::string& spec, const std::string& label) {
   const prepared p = prepare(spec, nullptr);
   if (no_finite_epsilon(p, delta_)) {
     refuse(spec,
-           "put probability " + detail::format_value(infinite_loss_mass(&p)) +
+           "put probability " + detail::format_computed(infinite_loss_mass(&p)) +
                " on infinite privacy loss, above the budget's delta, so no finite epsilon holds",
            std::numeric_limits<double>::infinity());
   }
@@ -565,7 +565,7 @@ void accountant::add(const std::string& spec, const std::string& label) {
     if (!(after.epsilon <= eps_)) {
       const std::string how =
           std::isfinite(after.epsilon)
-              ? "make the filter's epsilon " + detail::format_value(after.epsilon) + " > " +
+              ? "make the filter's epsilon " + detail::format_computed(after.epsilon) + " > " +
                     detail::format_value(eps_)
               : std::string("leave no valid filter for this ledger's entries at its delta");
       refuse(spec, how, after.epsilon);

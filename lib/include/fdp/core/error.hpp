@@ -44,6 +44,14 @@ inline std::string format_value(double v) {
   const auto r = std::to_chars(buf, buf + sizeof buf, v);
   return std::string(buf, r.ptr);
 }
+/// A computed number in a sentence: `digits` significant digits
+/// ("2.074719326", not every digit of the double; user-given values keep
+/// format_value, which reads back exactly).
+inline std::string format_computed(double v, int digits = 10) {
+  char buf[64];
+  const auto r = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::general, digits);
+  return std::string(buf, r.ptr);
+}
 inline std::string format_value(long long v) { return std::to_string(v); }
 inline std::string format_value(int v) { return std::to_string(v); }
 inline std::string format_value(long v) { return std::to_string(v); }
