@@ -554,13 +554,32 @@ def test_gdp_summaries(fdp):
     expect_usage_error(fdp, ["compose", "gdp:mu=1", "--mu-above", "0.5"], "--mu-above")
 
 
+def test_events(fdp):
+    """--events: dp_accounting-shaped event files, as the specs they describe."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    ex = os.path.join(here, "..", "..", "examples", "events", "dpsgd_then_queries.json")
+    a, what = compose_json(fdp, "--events", ex, "--delta", "1e-5")
+    b, _ = compose_json(fdp, "subsampled-gaussian:sigma=1.1,q=0.0042666666666666667,times=14062",
+                        "laplace:b=100,times=10", "zcdp:rho=0.01", "--delta", "1e-5")
+    if a is not None and b is not None:
+        check(a["queries"] == b["queries"], "%s: %r vs the hand-written specs %r"
+              % (what, a["queries"], b["queries"]))
+    code, out, err = run(fdp, "compose", "--events", ex + ".missing", "--json")
+    check(code == 2 and json.loads(out)["error"]["message"].find("cannot be opened") >= 0,
+          "--events of a missing file: exit %d %r" % (code, out))
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+        f.write('{"type": "ComposedDpEvent", "events": [{"type": "BogusDpEvent"}]}')
+    expect_usage_error(fdp, ["compose", "--events", f.name], "$.events[0]")
+    os.unlink(f.name)
+
+
 def main():
     if len(sys.argv) != 2:
         print(__doc__)
         return 2
     fdp = sys.argv[1]
     for t in (test_shape, test_closed_forms, test_golden_containment, test_curves, test_degenerate, test_errors,
-              test_tolerance_flag, test_memory_ceiling, test_gdp_summaries):
+              test_tolerance_flag, test_memory_ceiling, test_gdp_summaries, test_events):
         n0 = len(failures)
         t(fdp)
         print("%s: %s" % (t.__name__, "ok" if len(failures) == n0 else "%d failures" % (len(failures) - n0)))

@@ -324,6 +324,7 @@ FDP_REGISTER_COMMAND(command{
     {{"alpha", true, true, "band at this alpha"},
      {"numeric", false, false, "force the numeric route"},
      {"edgeworth", false, false, "Edgeworth approximation (not a bound)"},
+     {"events", true, true, "dp_accounting-style event file (JSON)"},
      {"json", false, false, "JSON output"}},
     run_clt,
     true});

@@ -165,6 +165,7 @@ FDP_REGISTER_COMMAND(command{
     "1e-5\n",
     {{"delta", true, false, "delta"},
      {"tolerance", true, false, "relative bracket width of the certified row"},
+     {"events", true, true, "dp_accounting-style event file (JSON)"},
      {"json", false, false, "JSON output"}},
     run_compare,
     true});

@@ -46,6 +46,7 @@ FDP_REGISTER_COMMAND(command{
      {"tolerance", true, false, "relative bracket width"},
      {"max-memory", true, false, "memory ceiling (default 2G)"},
      {"delta", true, false, "delta used to tune the grid (default 1e-5)"},
+     {"events", true, true, "dp_accounting-style event file (JSON)"},
      {"json", false, false, "JSON output"}},
     run_curve,
     true});

@@ -1,5 +1,7 @@
 #include "compose_common.hpp"
 
+#include "fdp/ops/events.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -11,10 +13,17 @@
 namespace fdp::cli {
 
 std::vector<spec> parse_specs(const args& a) {
-  if (a.positional().empty())
-    throw usage_error("at least one SPEC is required (see 'fdp " + a.command() + " --help')");
+  if (a.positional().empty() && !a.has("events")) {
+    throw usage_error("at least one SPEC (or --events FILE) is required (see 'fdp " + a.command() +
+                      " --help')");
+  }
   std::vector<spec> out;
   for (const auto& s : a.positional()) out.push_back(parse_spec(s));
+  // (dp_accounting-style event files, fdp/ops/events.hpp: composed with the specs)
+  for (const auto& f : a.all("events")) {
+    const std::vector<spec> more = read_events_file(f);
+    out.insert(out.end(), more.begin(), more.end());
+  }
   return out;
 }
 
@@ -183,6 +192,7 @@ std::vector<option_def> query_command_options(std::vector<option_def> own) {
                          {"method", true, false, "auto|exact|pld (compose: also clt)"},
                          {"tolerance", true, false, "relative bracket width"},
                          {"max-memory", true, false, "memory ceiling (default 2G)"},
+                         {"events", true, true, "dp_accounting-style event file (JSON)"},
                          {"json", false, false, "JSON output"}});
   return own;
 }

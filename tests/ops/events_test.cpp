@@ -1,0 +1,119 @@
+// Event files (fdp/ops/events.hpp): dp_accounting-shaped JSON documents
+// become the specs they describe; what fdp cannot account soundly is
+// refused naming the event's path.
+#include "fdp/ops/events.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+
+#include "fdp/ops/compose.hpp"
+
+namespace fdp {
+namespace {
+
+std::vector<std::string> texts(const std::vector<spec>& specs) {
+  std::vector<std::string> out;
+  for (const auto& s : specs) out.push_back(s.text);
+  return out;
+}
+
+TEST(Events, NestedEventsBecomeTheirSpecs) {
+  const std::string doc = R"({"neighbouring_relation": "ADD_OR_REMOVE_ONE", "event":
+    {"type": "ComposedDpEvent", "events": [
+      {"type": "SelfComposedDpEvent", "count": 100, "event":
+        {"type": "PoissonSampledDpEvent", "sampling_probability": 0.01,
+         "event": {"type": "GaussianDpEvent", "noise_multiplier": 1.5}}},
+      {"type": "SelfComposedDpEvent", "count": 3, "event":
+        {"type": "ComposedDpEvent", "events": [
+          {"type": "LaplaceDpEvent", "noise_multiplier": 2},
+          {"type": "NoOpDpEvent"},
+          {"type": "ZCDpEvent", "rho": 0.5, "xi": 0}]}},
+      {"type": "LaplaceDpEvent", "noise_multiplier": 2},
+      {"type": "EpsilonDeltaDpEvent", "epsilon": 0.5, "delta": 1e-6}]}})";
+  // (equal leaves merged: 3 + 1 Laplace; counts multiplied through SelfComposed)
+  const std::vector<std::string> want = {"epsdelta:eps=0.5,delta=1e-06", "laplace:b=2,times=4",
+                                         "subsampled-gaussian:sigma=1.5,q=0.01,times=100",
+                                         "zcdp:rho=0.5,times=3"};
+  EXPECT_EQ(texts(specs_from_events(doc, "doc")), want);
+  // the same composition as the hand-written specs
+  std::vector<spec> hand;
+  for (const auto& t : want) hand.push_back(parse_spec(t));
+  const interval a = compose(specs_from_events(doc, "doc")).epsilon(1e-5);
+  const interval b = compose(hand).epsilon(1e-5);
+  EXPECT_EQ(a.lower, b.lower);
+  EXPECT_EQ(a.upper, b.upper);
+}
+
+TEST(Events, OtherRelationsMixturesAndNonPrivateEvents) {
+  const auto rr = specs_from_events(
+      R"({"neighbouring_relation": "REPLACE_ONE", "event": {"type": "RandomizedResponseDpEvent",
+          "noise_parameter": 0.5, "num_buckets": 2}})",
+      "rr");
+  // p = 0.5, k = 2: e^eps = 1 + 2 (0.5)/0.5 = 3, rounded up
+  ASSERT_EQ(rr.size(), 1u);
+  EXPECT_NEAR(rr[0].number("eps"), std::log(3.0), 1e-12);
+  EXPECT_GE(rr[0].number("eps"), std::log(3.0));
+  const auto mix = specs_from_events(
+      R"({"type": "MixtureOfGaussiansDpEvent", "standard_deviation": 2,
+          "sensitivities": [0, 1], "sampling_probs": [0.9, 0.1]})",
+      "mix");
+  EXPECT_EQ(texts(mix),
+            std::vector<std::string>{"mixture-gaussian:sigma=2,sensitivities=0;1,weights=0.9;0.1"});
+  const auto np = specs_from_events(R"({"type": "NonPrivateDpEvent"})", "np");
+  EXPECT_TRUE(std::isinf(compose(np).epsilon(1e-5).lower));
+  EXPECT_EQ(texts(specs_from_events(R"({"type": "NoOpDpEvent"})", "noop")),
+            std::vector<std::string>{"id"});
+}
+
+void expect_refused(const std::string& doc, const std::string& needle) {
+  try {
+    specs_from_events(doc, "doc");
+    ADD_FAILURE() << doc << ": not refused";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos)
+        << e.what() << " (expected '" << needle << "')";
+  }
+}
+
+TEST(Events, RefusalsNameTheEventPath) {
+  expect_refused(R"({"type": "ComposedDpEvent", "events": [{"type": "GaussianDpEvent",
+      "noise_multiplier": 1}, {"type": "PoissonSampledDpEvent", "sampling_probability": 0.1,
+      "event": {"type": "EpsilonDeltaDpEvent", "epsilon": 1, "delta": 0}}]})",
+                 "$.events[1].event: a Poisson-sampled event must be");
+  expect_refused(R"({"neighbouring_relation": "REPLACE_ONE", "event": {"type":
+      "PoissonSampledDpEvent", "sampling_probability": 0.1, "event": {"type": "GaussianDpEvent",
+      "noise_multiplier": 1}}})",
+                 "event event: fdp certifies Poisson sampling under ADD_OR_REMOVE_ONE");
+  expect_refused(R"({"type": "SampledWithoutReplacementDpEvent", "source_dataset_size": 10,
+      "sample_size": 2, "event": {"type": "GaussianDpEvent", "noise_multiplier": 1}})",
+                 "no certified route");
+  expect_refused(R"({"type": "ZCDpEvent", "rho": 1, "xi": 0.1})", "xi must be 0");
+  expect_refused(R"({"type": "RandomizedResponseDpEvent", "noise_parameter": 0.5,
+      "num_buckets": 2})",
+                 "REPLACE_ONE or REPLACE_SPECIAL");
+  expect_refused(R"({"type": "MixtureOfGaussiansDpEvent", "standard_deviation": 1,
+      "sensitivities": [0, 1], "sampling_probs": [1]})",
+                 "same length");
+  expect_refused(R"({"type": "SelfComposedDpEvent", "count": -1, "event": {"type":
+      "NoOpDpEvent"}})",
+                 "count");
+  expect_refused(R"({"type": "TreeAggregationDpEvent"})", "unknown or unsupported event type");
+  expect_refused(R"({"type": "GaussianDpEvent", "noise_multiplier": -1})", "sigma");
+  expect_refused(R"({"neighbouring_relation": "SWAP", "event": {"type": "NoOpDpEvent"}})",
+                 "neighbouring_relation must be");
+  expect_refused("{not json", "not JSON");
+  std::string deep = R"({"type": "NoOpDpEvent"})";
+  for (int i = 0; i < 70; ++i)
+    deep = R"({"type": "SelfComposedDpEvent", "count": 1, "event": )" + deep + "}";
+  expect_refused(deep, "nested more than 64 deep");
+  std::string many = R"({"type": "SelfComposedDpEvent", "count": 1000000000, "event": )"
+                     R"({"type": "SelfComposedDpEvent", "count": 1000000000, "event": )"
+                     R"({"type": "LaplaceDpEvent", "noise_multiplier": 1}}})";
+  expect_refused(many, "more than 1e12 times");
+  EXPECT_THROW(read_events_file("/nonexistent/events.json"), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace fdp
