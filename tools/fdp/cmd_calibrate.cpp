@@ -10,16 +10,10 @@
 namespace fdp::cli {
 namespace {
 
-json calibrate_json(const std::string& param, double eps, double delta,
-                    const calibration_options& o, const calibration_result& r) {
+json calibrate_json(double eps, double delta, const calibration_options& o,
+                    const calibration_result& r) {
   json out = envelope("calibrate");
-  out["solve"] = {{"parameter", param},
-                  {"value", num(r.value)},
-                  {"direction", r.smallest ? "smallest" : "largest"},
-                  {"bracket", bracket(r.lo, r.hi)},
-                  {"at_limit", r.at_limit},
-                  {"optimum_bound", num(r.certified_optimum_bound)},
-                  {"certified_gap", num(r.certified_gap)}};
+  out["solve"] = solve_json(r);
   out["target"] = {{"delta", delta}, {"epsilon", eps}};
   out["queries"] =
       json::array({query("delta", delta, "epsilon", bracket(r.epsilon.lower, r.epsilon.upper))});
@@ -46,7 +40,7 @@ int run_calibrate(const args& a) {
   const std::vector<std::string> others(a.positional().begin() + 1, a.positional().end());
   const calibration_result r = calibrate(a.positional()[0], param, eps, delta, others, o);
   if (a.flag("json")) {
-    print_json(calibrate_json(param, eps, delta, o, r));
+    print_json(calibrate_json(eps, delta, o, r));
     return 0;
   }
   const bool integer = param == "times";

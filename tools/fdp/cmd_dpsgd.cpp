@@ -64,17 +64,6 @@ json assumptions_json(const dpsgd_run& run, const dpsgd_config& c, const dpsgd_r
   return as;
 }
 
-json solve_json(const dpsgd_solution& s) {
-  const calibration_result& r = s.calibration;
-  return {{"parameter", r.param},
-          {"value", num(r.value)},
-          {"direction", r.smallest ? "smallest" : "largest"},
-          {"bracket", bracket(r.lo, r.hi)},
-          {"at_limit", r.at_limit},
-          {"optimum_bound", num(r.certified_optimum_bound)},
-          {"certified_gap", num(r.certified_gap)}};
-}
-
 json dpsgd_json(const dpsgd_run& run, const dpsgd_config& c, const dpsgd_report& r,
                 const dpsgd_solution* s) {
   json out = envelope("dpsgd");
@@ -85,7 +74,7 @@ json dpsgd_json(const dpsgd_run& run, const dpsgd_config& c, const dpsgd_report&
     qs.push_back(query("delta", ds[i], "epsilon", bracket(es[i].lower, es[i].upper)));
   out["queries"] = qs;
   if (s) {
-    out["solve"] = solve_json(*s);
+    out["solve"] = solve_json(s->calibration);
     out["target"] = {{"delta", c.delta}, {"epsilon", run.solve->target_epsilon}};
   }
   if (r.has_mu) out["mu"] = bracket(r.mu.lower, r.mu.upper);

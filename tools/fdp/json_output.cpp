@@ -33,6 +33,16 @@ json query(const char* at_key, double at, const char* value_key, json value) {
 
 json timing(double seconds) { return {{"seconds", seconds}}; }
 
+json solve_json(const calibration_result& r) {
+  return {{"parameter", r.param},
+          {"value", num(r.value)},
+          {"direction", r.smallest ? "smallest" : "largest"},
+          {"bracket", bracket(r.lo, r.hi)},
+          {"at_limit", r.at_limit},
+          {"optimum_bound", num(r.certified_optimum_bound)},
+          {"certified_gap", num(r.certified_gap)}};
+}
+
 void print_json(const json& j) { std::cout << j.dump(1) << "\n"; }
 
 json error_json(const std::string& command, int code, const std::string& parameter,

@@ -7,6 +7,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "fdp/budget/calibrate.hpp"
+
 namespace fdp::cli {
 
 using json = nlohmann::ordered_json;
@@ -31,6 +33,10 @@ json query(const char* at_key, double at, const char* value_key, json value);
 
 /// {"seconds": s}: the wall-clock time of the computation.
 json timing(double seconds);
+
+/// A calibration's answer (calibrate, dpsgd --eps): {"parameter", "value",
+/// "direction", "bracket", "at_limit", "optimum_bound", "certified_gap"}.
+json solve_json(const calibration_result& r);
 
 /// Prints a JSON value on stdout with a trailing newline.
 void print_json(const json& j);

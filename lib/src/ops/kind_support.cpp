@@ -37,6 +37,21 @@ double floor_half_grid(double x, double h) {
   return std::floor(k) * h / 2.0;
 }
 
+ledger_form ledger_of_polygon(const std::string& key_name, const stored_points* stored,
+                              const std::function<curve()>& from_file) {
+  curve c = [&] {
+    if (!stored || stored->empty()) return from_file();
+    std::vector<curve::point> pts;
+    for (const auto& xy : *stored) pts.push_back({xy.first, xy.second});
+    return curve::from_points(std::move(pts));
+  }();
+  ledger_form f;
+  for (std::size_t i = 0; i < c.size(); ++i) f.points.emplace_back(c.alpha()[i], c.beta()[i]);
+  f.key_name = key_name;
+  f.law = make_law(tradeoff(std::move(c)));
+  return f;
+}
+
 calibration_param calibrate_times() {
   calibration_param c;
   c.key = "times";

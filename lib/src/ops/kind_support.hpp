@@ -3,6 +3,7 @@
 // several kinds reduce to (G_mu for gdp and gaussian) have their hooks here.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -38,6 +39,13 @@ double quotient_rounding(double d, double scale);
 /// The largest multiple of h/2 not above x (x itself when x is one, up to
 /// rounding): the ledger's optimistic garblers move atoms down onto its grid.
 double floor_half_grid(double x, double h);
+
+/// The ledger's record of a kind given by a polygon that lives in a file
+/// (curve, rdp): keyed by its points, which are stored with the entry and
+/// replayed from there when present (the file may change or go); else the
+/// polygon `from_file` reads.
+ledger_form ledger_of_polygon(const std::string& key_name, const stored_points* stored,
+                              const std::function<curve()>& from_file);
 
 /// `times`, the repetition count, as a calibratable parameter (the largest
 /// count in [1, 1e12] that meets the target).

@@ -11,17 +11,8 @@ tradeoff closed(const spec& s) { return tradeoff(read_curve_csv(s.string("file")
 // The ledger keeps the points themselves (the file may change or go): the key
 // is their hash, and a stored entry is replayed from its points.
 ledger_form ledger(const spec& s, const kinds::stored_points* stored) {
-  curve c = (stored && !stored->empty()) ? [&] {
-    std::vector<curve::point> pts;
-    for (const auto& xy : *stored) pts.push_back({xy.first, xy.second});
-    return curve::from_points(std::move(pts));
-  }()
-                                          : read_curve_csv(s.string("file"));
-  ledger_form f;
-  for (std::size_t i = 0; i < c.size(); ++i) f.points.emplace_back(c.alpha()[i], c.beta()[i]);
-  f.key_name = "curve";
-  f.law = make_law(tradeoff(std::move(c)));
-  return f;
+  return kinds::ledger_of_polygon("curve", stored,
+                                  [&] { return read_curve_csv(s.string("file")); });
 }
 
 }  // namespace

@@ -63,17 +63,7 @@ rdp_curve rdp(const spec& s, const std::vector<double>& orders) {
 // The ledger keeps the polygon's points (the file may change or go), as
 // for curve specs.
 ledger_form ledger(const spec& s, const kinds::stored_points* stored) {
-  curve c = (stored && !stored->empty()) ? [&] {
-    std::vector<curve::point> pts;
-    for (const auto& xy : *stored) pts.push_back({xy.first, xy.second});
-    return curve::from_points(std::move(pts));
-  }()
-                                          : polygon(s);
-  ledger_form f;
-  for (std::size_t i = 0; i < c.size(); ++i) f.points.emplace_back(c.alpha()[i], c.beta()[i]);
-  f.key_name = "rdp";
-  f.law = make_law(tradeoff(std::move(c)));
-  return f;
+  return kinds::ledger_of_polygon("rdp", stored, [&] { return polygon(s); });
 }
 
 }  // namespace
