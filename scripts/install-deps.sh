@@ -4,6 +4,7 @@
 set -euo pipefail
 pkgs=(g++ cmake make pkg-config libboost-dev libeigen3-dev libfftw3-dev
       libssl-dev  # libcrypto: SHA-256 / HMAC-SHA256 of ledger files (lib/src/budget/digest.cpp)
+      librandom123-dev  # Philox4x32-10 of the mechanisms' streams (lib/include/fdp/mech/rng.hpp)
       nlohmann-json3-dev libgtest-dev libgmock-dev libbenchmark-dev
       python3 python3-matplotlib python3-mpmath python3-numpy
       python3-jsonschema  # validates --json output: tests/cli/test_json_contract.py

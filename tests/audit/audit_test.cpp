@@ -43,6 +43,19 @@ TEST(Audit, DeterministicWhateverTheThreadCount) {
   EXPECT_NE(a.result.epsilon_lower, e.result.epsilon_lower);
 }
 
+// Large enough that the selection's sorts, merge and splits run in several
+// chunks per thread (2^16 values a chunk; 150,000 selection outputs per half
+// here): the plan, the counts and the bounds are still those of one thread.
+TEST(Audit, ParallelSelectionGivesTheOneThreadResult) {
+  const auto a = run("laplace:eps=1", "0", "1", 3000000, 4, 1);
+  const auto b = run("laplace:eps=1", "0", "1", 3000000, 4, 4);
+  EXPECT_EQ(plan_fingerprint(a.tests), plan_fingerprint(b.tests));
+  EXPECT_EQ(a.counts.cells[0], b.counts.cells[0]);
+  EXPECT_EQ(a.counts.cells[1], b.counts.cells[1]);
+  EXPECT_EQ(a.result.epsilon_lower, b.result.epsilon_lower);
+  EXPECT_EQ(a.result.mu_lower, b.result.mu_lower);
+}
+
 // Target: achieved/oracle >= 0.9 for the Laplace mechanism, eps = 1, 1e6 samples per side.
 TEST(Audit, OracleRatioLaplaceEps1) {
   const auto r = run("laplace:eps=1", "0", "1", 1000000, 1);

@@ -1,4 +1,5 @@
-// Philox4x32-10 known answers, stream layout, batch = scalar, and
+// Philox4x32-10 known answers (Random123's rounds through the
+// fdp::mech::philox4x32_10 adaptor), stream layout, batch = scalar, and
 // distribution / independence checks (statistical checks at level 1e-6).
 #include "fdp/mech/rng.hpp"
 

@@ -265,6 +265,7 @@ plan choose_tests(const sample_block& sel0, const sample_block& sel1, std::size_
   so.curve_tests = opt.curve_tests;
   so.bit_features = opt.bit_features;
   so.category_name = category_name;
+  so.threads = thread_count(opt);
   if (n.selection[0] && n.selection[1] && n.evaluation[0] && n.evaluation[1])
     return select_tests(sel0, sel1, claim, so);
   plan p;

@@ -16,6 +16,8 @@
 
 #include "fdp/audit/binomial.hpp"
 #include "audit/margins.hpp"
+#include "audit/parallel_chunks.hpp"
+#include "audit/parallel_sort.hpp"
 #include "fdp/core/normal.hpp"
 
 namespace fdp::audit {
@@ -162,72 +164,39 @@ void score_exact(candidate& c, const context& cx) {
 
 // ------------------------------------------------------------ data access
 
-std::uint64_t order_key(double x) {
-  std::uint64_t u;
-  std::memcpy(&u, &x, sizeof u);
-  return (u >> 63) ? ~u : (u | (std::uint64_t{1} << 63));
-}
-double from_order_key(std::uint64_t k) {
-  const std::uint64_t u = (k >> 63) ? (k & ~(std::uint64_t{1} << 63)) : ~k;
-  double x;
-  std::memcpy(&x, &u, sizeof x);
-  return x;
-}
-
-/// LSD radix sort of doubles (8 passes of 8 bits, trivial passes skipped).
-void radix_sort(std::vector<double>& v) {
-  const std::size_t n = v.size();
-  if (n < 256) {
-    std::sort(v.begin(), v.end());
-    return;
-  }
-  thread_local std::vector<std::uint64_t> a, b;
-  a.resize(n);
-  b.resize(n);
-  std::vector<std::size_t> hist(8 * 256, 0);
-  for (std::size_t i = 0; i < n; ++i) {
-    a[i] = order_key(v[i]);
-    for (int d = 0; d < 8; ++d)
-      ++hist[static_cast<std::size_t>(d) * 256 + ((a[i] >> (8 * d)) & 255)];
-  }
-  for (int d = 0; d < 8; ++d) {
-    std::size_t* h = &hist[static_cast<std::size_t>(d) * 256];
-    bool trivial = false;
-    for (int c = 0; c < 256; ++c) {
-      if (h[c] == n) trivial = true;
-    }
-    if (trivial) continue;
-    std::size_t sum = 0;
-    for (int c = 0; c < 256; ++c) {
-      const std::size_t t = h[c];
-      h[c] = sum;
-      sum += t;
-    }
-    for (std::size_t i = 0; i < n; ++i) b[h[(a[i] >> (8 * d)) & 255]++] = a[i];
-    a.swap(b);
-  }
-  for (std::size_t i = 0; i < n; ++i) v[i] = from_order_key(a[i]);
-}
-
 /// One coordinate of both sides, sorted: halves A (even rows) and B (odd
 /// rows), all rows, and A of both sides pooled.
 struct sorted_column {
   std::vector<double> A[2], B[2], poolA;
 };
 
-sorted_column sort_column(const sample_block& s0, const sample_block& s1, std::size_t j) {
+sorted_column sort_column(const sample_block& s0, const sample_block& s1, std::size_t j,
+                          unsigned threads) {
   sorted_column c;
   const sample_block* sb[2] = {&s0, &s1};
   for (int s = 0; s < 2; ++s) {
     const std::size_t n = sb[s]->size(), d = sb[s]->dim;
-    c.A[s].reserve(n / 2 + 1);
-    c.B[s].reserve(n / 2 + 1);
-    for (std::size_t i = 0; i < n; ++i) (i & 1 ? c.B[s] : c.A[s]).push_back(sb[s]->real[i * d + j]);
-    radix_sort(c.A[s]);
-    radix_sort(c.B[s]);
+    const double* x = sb[s]->real.data() + j;
+    auto& A = c.A[s];
+    auto& B = c.B[s];
+    A.resize((n + 1) / 2);
+    B.resize(n / 2);
+    // Row i goes to A[i / 2] (even i) or B[i / 2] (odd i): chunks of rows
+    // write disjoint slots, so the split can run on several threads.
+    const unsigned T = static_cast<unsigned>(
+        std::clamp<std::size_t>(n / (std::size_t{1} << 17), 1, std::max(1u, threads)));
+    detail::for_each_chunk(T, [&](unsigned t) {
+      const std::size_t lo = detail::chunk_start(A.size(), t, T),
+                        hi = detail::chunk_start(A.size(), t + 1, T);
+      for (std::size_t k = lo; k < hi; ++k) {
+        A[k] = x[2 * k * d];
+        if (k < B.size()) B[k] = x[(2 * k + 1) * d];
+      }
+    });
+    detail::sort_doubles(A, threads);
+    detail::sort_doubles(B, threads);
   }
-  c.poolA.resize(c.A[0].size() + c.A[1].size());
-  std::merge(c.A[0].begin(), c.A[0].end(), c.A[1].begin(), c.A[1].end(), c.poolA.begin());
+  c.poolA = detail::merge_doubles(c.A[0], c.A[1], threads);
   return c;
 }
 
@@ -268,7 +237,7 @@ double kth_of_union(const std::vector<const std::vector<double>*>& arrs, std::si
 /// Threshold events {x <= t} on one coordinate (all selection rows: halves
 /// A and B of each side, sorted).
 void threshold_family(const sorted_column& col, std::size_t j, const std::string& label,
-                      std::vector<family>& fams, std::vector<candidate>& out) {
+                      std::vector<family>& fams, std::vector<candidate>& out, unsigned threads) {
   const std::vector<const std::vector<double>*> arrs{&col.A[0], &col.B[0], &col.A[1], &col.B[1]};
   std::size_t N = 0;
   for (auto* a : arrs) N += a->size();
@@ -282,9 +251,16 @@ void threshold_family(const sorted_column& col, std::size_t j, const std::string
     ranks.push_back(N - 1 - r);
     r = std::max(r + 1, static_cast<std::size_t>(std::floor(static_cast<double>(r) * kRankRatio)));
   }
-  std::vector<double> ts;
-  ts.reserve(ranks.size());
-  for (auto r : ranks) ts.push_back(kth_of_union(arrs, r));
+  // Each rank is a nested binary search over four long arrays (cache misses
+  // mostly): independent, so shared out over the threads.
+  std::vector<double> ts(ranks.size());
+  const unsigned T =
+      static_cast<unsigned>(std::clamp<std::size_t>(ranks.size() / 16, 1, std::max(1u, threads)));
+  detail::for_each_chunk(T, [&](unsigned t) {
+    for (std::size_t i = detail::chunk_start(ts.size(), t, T);
+         i < detail::chunk_start(ts.size(), t + 1, T); ++i)
+      ts[i] = kth_of_union(arrs, ranks[i]);
+  });
   std::sort(ts.begin(), ts.end());
   ts.erase(std::unique(ts.begin(), ts.end()), ts.end());
   family f;
@@ -1084,8 +1060,8 @@ void real_families(const sample_block& s0, const sample_block& s1, const select_
   std::vector<sorted_column> cols(d >= 2 ? d : 0);
   for (std::size_t j = 0; j < d; ++j) {
     const std::string label = d == 1 ? "output" : "coordinate " + std::to_string(j);
-    sorted_column col = sort_column(s0, s1, j);
-    threshold_family(col, j, label, pool.fams, pool.cands);
+    sorted_column col = sort_column(s0, s1, j, opt.threads);
+    threshold_family(col, j, label, pool.fams, pool.cands, opt.threads);
     bins_family(col, j, label, pool.fams, pool.cands);
     if (d >= 2) {
       tree_cuts[j] = cut_points(col.poolA, kTreeCuts);

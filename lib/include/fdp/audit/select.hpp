@@ -92,6 +92,8 @@ struct select_options {
   double primary_share = 0.9;
   bool bit_features = false;
   std::size_t max_tree_samples = std::size_t{1} << 20;  ///< per side, from half A
+  /// Threads for sorting the selection outputs; the plan does not depend on it.
+  unsigned threads = 1;
   /// Names categorical keys in test descriptions (default "#key").
   std::function<std::string(std::int64_t)> category_name;
 };

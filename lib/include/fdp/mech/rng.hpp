@@ -4,8 +4,10 @@
 // Philox4x32-10 (Salmon, Moraes, Dror & Shaw, "Parallel random numbers: as
 // easy as 1, 2, 3", SC'11) is a keyed bijection on 128-bit counters: ten
 // rounds of two 32x32->64-bit multiplies in a Feistel-like network, with a
-// Weyl-sequence key schedule. Implemented here from the paper's description;
-// tested against the Random123 known-answer vectors (tests/mech/rng_test.cpp).
+// Weyl-sequence key schedule. The rounds are Random123's own (the paper's
+// reference implementation, Debian's librandom123-dev, header-only); the
+// known-answer vectors of its kat_vectors file are checked in
+// tests/mech/rng_test.cpp.
 //
 // Streams. rng_stream(seed, shard) draws block b of its stream as
 //   philox(counter = {lo32(b), hi32(b), lo32(shard), hi32(shard)},
@@ -43,29 +45,23 @@
 #include <cstddef>
 #include <cstdint>
 
+#include <Random123/philox.h>
+
 namespace fdp::mech {
 
-/// The Philox4x32-10 bijection (Salmon et al. SC'11, Random123's philox4x32).
+/// The Philox4x32-10 bijection, computed by Random123 (r123::Philox4x32,
+/// the authors' reference implementation, Debian's librandom123-dev). This
+/// adaptor only converts between std::array and Random123's r123array types.
 struct philox4x32_10 {
   using counter_type = std::array<std::uint32_t, 4>;
   using key_type = std::array<std::uint32_t, 2>;
-  static constexpr std::uint32_t kM0 = 0xD2511F53u, kM1 = 0xCD9E8D57u;
-  static constexpr std::uint32_t kW0 = 0x9E3779B9u, kW1 = 0xBB67AE85u;
-  static constexpr int kRounds = 10;
+  using engine = r123::Philox4x32_R<10>;
 
-  static counter_type block(counter_type ctr, key_type key) noexcept {
-    for (int r = 0; r < kRounds; ++r) {
-      if (r > 0) {
-        key[0] += kW0;
-        key[1] += kW1;
-      }
-      const std::uint64_t p0 = std::uint64_t{kM0} * ctr[0];
-      const std::uint64_t p1 = std::uint64_t{kM1} * ctr[2];
-      ctr = {static_cast<std::uint32_t>(p1 >> 32) ^ ctr[1] ^ key[0], static_cast<std::uint32_t>(p1),
-             static_cast<std::uint32_t>(p0 >> 32) ^ ctr[3] ^ key[1],
-             static_cast<std::uint32_t>(p0)};
-    }
-    return ctr;
+  static counter_type block(const counter_type& ctr, const key_type& key) noexcept {
+    const engine::ctr_type c = {{ctr[0], ctr[1], ctr[2], ctr[3]}};
+    const engine::key_type k = {{key[0], key[1]}};
+    const engine::ctr_type r = engine{}(c, k);
+    return {r.v[0], r.v[1], r.v[2], r.v[3]};
   }
 };
 
