@@ -1,5 +1,5 @@
 # Type stubs of the compiled module (python/src/*.cpp).
-from typing import Dict, List, Tuple
+from typing import Dict, List, Optional, Tuple
 
 import numpy as np
 
@@ -55,3 +55,13 @@ class GroupGuarantee:
     def mu(self) -> Tuple[float, float]: ...
 
 def group(specs: List[str], k: int, tolerance: float = ..., delta_hint: float = ...) -> GroupGuarantee: ...
+
+# audit.cpp
+def audit(samples0: np.ndarray, samples1: np.ndarray, claims: List[str], confidence: float,
+          delta: float, selection_fraction: float, curve_tests: int, bit_features: bool,
+          group: int) -> dict: ...
+def audit_one_run(scores: np.ndarray, included: List[int], guesses: int, delta: float,
+                  confidence: float) -> dict: ...
+def one_run_p_value(canaries: int, guesses: int, correct: int, epsilon: float,
+                    delta: float) -> float: ...
+
