@@ -28,6 +28,7 @@ from ._budget import (CalibrationResult, DpsgdReport, DpsgdSolution, calibrate, 
 from ._group import Group, group
 from ._audit import (AuditCurve, AuditResult, OneRunResult, Witness, audit,
                      audit_one_run)
+from ._ledger import BudgetExceeded, Ledger, LedgerCheck, LedgerEntry, LedgerStatus
 from . import gdp, mechanisms
 
 EvaluationError = _fdp.EvaluationError
@@ -36,4 +37,5 @@ parse_spec = _fdp.parse_spec
 __version__ = "0.1.0"
 __all__ = ["Interval", "Band", "Composition", "compose", "calibrate", "CalibrationResult",
            "dpsgd", "DpsgdReport", "dpsgd_solve", "DpsgdSolution", "dpsgd_steps", "group", "Group", "gdp", "mechanisms", "EvaluationError", "parse_spec",
-           "audit", "AuditResult", "AuditCurve", "Witness", "audit_one_run", "OneRunResult"]
+           "audit", "AuditResult", "AuditCurve", "Witness", "audit_one_run", "OneRunResult",
+           "Ledger", "LedgerStatus", "LedgerCheck", "LedgerEntry", "BudgetExceeded"]
