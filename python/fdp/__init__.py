@@ -29,6 +29,7 @@ from ._group import Group, group
 from ._audit import (AuditCurve, AuditResult, OneRunResult, Witness, audit,
                      audit_one_run)
 from ._ledger import BudgetExceeded, Ledger, LedgerCheck, LedgerEntry, LedgerStatus
+from ._clt import CltApproximation, clt, edgeworth
 from . import gdp, mechanisms
 
 EvaluationError = _fdp.EvaluationError
@@ -38,4 +39,5 @@ __version__ = "0.1.0"
 __all__ = ["Interval", "Band", "Composition", "compose", "calibrate", "CalibrationResult",
            "dpsgd", "DpsgdReport", "dpsgd_solve", "DpsgdSolution", "dpsgd_steps", "group", "Group", "gdp", "mechanisms", "EvaluationError", "parse_spec",
            "audit", "AuditResult", "AuditCurve", "Witness", "audit_one_run", "OneRunResult",
-           "Ledger", "LedgerStatus", "LedgerCheck", "LedgerEntry", "BudgetExceeded"]
+           "Ledger", "LedgerStatus", "LedgerCheck", "LedgerEntry", "BudgetExceeded",
+           "clt", "CltApproximation", "edgeworth"]

@@ -14,5 +14,6 @@ void bind_dpsgd(pybind11::module_& m);
 void bind_group(pybind11::module_& m);
 void bind_audit(pybind11::module_& m);
 void bind_ledger(pybind11::module_& m);
+void bind_clt(pybind11::module_& m);
 
 }  // namespace fdp::python

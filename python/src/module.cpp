@@ -12,4 +12,5 @@ PYBIND11_MODULE(_fdp, m) {
   fdp::python::bind_group(m);
   fdp::python::bind_audit(m);
   fdp::python::bind_ledger(m);
+  fdp::python::bind_clt(m);
 }
