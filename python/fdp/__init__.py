@@ -15,7 +15,8 @@ end of one.
 Modules: :mod:`fdp.gdp` (closed forms), :mod:`fdp.mechanisms` (mechanism
 objects), :mod:`fdp.dp_accounting` (dp_accounting-shaped events and
 PLDAccountant), :mod:`fdp.opacus` (an Opacus-shaped accountant and
-get_noise_multiplier), :func:`fdp.calibrate`, :func:`fdp.dpsgd`, :func:`fdp.dpsgd_solve`, :func:`fdp.group`.
+get_noise_multiplier), :func:`fdp.calibrate`, :func:`fdp.dpsgd`, :func:`fdp.dpsgd_solve`, :func:`fdp.group`,
+:func:`fdp.audit`, :func:`fdp.audit_one_run`.
 Bad input raises ValueError (TypeError for a wrong type) naming the parameter.
 """
 
@@ -25,6 +26,10 @@ from ._composition import Band, Composition, compose
 from ._budget import (CalibrationResult, DpsgdReport, DpsgdSolution, calibrate, dpsgd,
                       dpsgd_solve, dpsgd_steps)
 from ._group import Group, group
+from ._audit import (AuditCurve, AuditResult, OneRunResult, Witness, audit,
+                     audit_one_run)
+from ._ledger import BudgetExceeded, Ledger, LedgerCheck, LedgerEntry, LedgerStatus
+from ._clt import CltApproximation, clt, edgeworth
 from . import gdp, mechanisms
 
 EvaluationError = _fdp.EvaluationError
@@ -32,4 +37,7 @@ parse_spec = _fdp.parse_spec
 
 __version__ = "0.1.0"
 __all__ = ["Interval", "Band", "Composition", "compose", "calibrate", "CalibrationResult",
-           "dpsgd", "DpsgdReport", "dpsgd_solve", "DpsgdSolution", "dpsgd_steps", "group", "Group", "gdp", "mechanisms", "EvaluationError", "parse_spec"]
+           "dpsgd", "DpsgdReport", "dpsgd_solve", "DpsgdSolution", "dpsgd_steps", "group", "Group", "gdp", "mechanisms", "EvaluationError", "parse_spec",
+           "audit", "AuditResult", "AuditCurve", "Witness", "audit_one_run", "OneRunResult",
+           "Ledger", "LedgerStatus", "LedgerCheck", "LedgerEntry", "BudgetExceeded",
+           "clt", "CltApproximation", "edgeworth"]

@@ -12,5 +12,8 @@ void bind_composition(pybind11::module_& m);
 void bind_calibrate(pybind11::module_& m);
 void bind_dpsgd(pybind11::module_& m);
 void bind_group(pybind11::module_& m);
+void bind_audit(pybind11::module_& m);
+void bind_ledger(pybind11::module_& m);
+void bind_clt(pybind11::module_& m);
 
 }  // namespace fdp::python

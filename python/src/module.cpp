@@ -10,4 +10,7 @@ PYBIND11_MODULE(_fdp, m) {
   fdp::python::bind_calibrate(m);
   fdp::python::bind_dpsgd(m);
   fdp::python::bind_group(m);
+  fdp::python::bind_audit(m);
+  fdp::python::bind_ledger(m);
+  fdp::python::bind_clt(m);
 }

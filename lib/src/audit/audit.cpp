@@ -809,6 +809,60 @@ audit_report audit_files(const std::string& f0, const std::string& f1,
   return rep;
 }
 
+namespace {
+
+/// One side of audit_outputs: the selection outputs (by the file rule) kept,
+/// every output mapped onto the real line as a file's would be.
+sample_block split_outputs(const std::vector<double>& x, std::uint64_t num,
+                           std::vector<double>& eval, const char* name) {
+  if (x.empty())
+    throw std::invalid_argument(std::string("audit: ") + name + " is empty (no outputs)");
+  sample_block sel;
+  eval.clear();
+  for (std::size_t i = 0; i < x.size(); ++i)
+    (selected(i, num) ? sel.real : eval).push_back(nonfinite_output(x[i]));
+  return sel;
+}
+
+}  // namespace
+
+audit_report audit_outputs(const std::vector<double>& x0, const std::vector<double>& x1,
+                           const tradeoff& per_neighbour_claim, const audit_options& opt) {
+  const auto t0 = clock_type::now();
+  check_options(opt);
+  const tradeoff claim = group_claim(per_neighbour_claim, opt.group);
+  const std::uint64_t num = frac_num(opt.selection_fraction);
+  std::vector<double> eval[2];
+  sample_block sel[2] = {split_outputs(x0, num, eval[0], "outputs0"),
+                         split_outputs(x1, num, eval[1], "outputs1")};
+  audit_report rep;
+  rep.samples[0] = x0.size();
+  rep.samples[1] = x1.size();
+  const split_sizes n{{sel[0].size(), sel[1].size()}, {eval[0].size(), eval[1].size()}};
+  const auto t1 = clock_type::now();
+  rep.tests = choose_tests(sel[0], sel[1], 1, n, claim, opt, rep.category_name);
+  note_untested_bits(sel[0], opt, rep);
+  rep.tests.group = opt.group;
+  rep.seconds.selection = since(t1);
+
+  const auto t2 = clock_type::now();
+  rep.counts.init(rep.tests);
+  if (rep.tests.tests.empty()) {
+    rep.counts.n[0] = n.evaluation[0];
+    rep.counts.n[1] = n.evaluation[1];
+  } else {
+    for (int s = 0; s < 2; ++s)
+      accumulate(rep.tests, s, eval[s].data(), eval[s].size(), rep.counts);
+  }
+  rep.seconds.evaluation = since(t2);
+  const auto t3 = clock_type::now();
+  rep.result = evaluate(rep.tests, rep.counts, claim, opt.delta);
+  qualify_consistent(rep);
+  rep.seconds.statistics = since(t3);
+  rep.seconds.total = since(t0);
+  return rep;
+}
+
 audit_report audit_counts(const plan& p, const eval_counts& counts, const tradeoff& claim,
                           double delta, std::int64_t group) {
   if (group < p.group) {

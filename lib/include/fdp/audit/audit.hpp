@@ -113,6 +113,14 @@ eval_counts evaluate_mechanism(const mech::mechanism& m, const std::vector<doubl
 audit_report audit_files(const std::string& file0, const std::string& file1, const tradeoff& claim,
                          const audit_options& opt);
 
+/// Audits two in-memory vectors of scalar outputs exactly as audit_files
+/// audits files holding them one per line (same selection rule, same
+/// non-finite map, same report, digit for digit); for callers that already
+/// hold the outputs (the Python package). Throws std::invalid_argument when
+/// a side is empty or an option is invalid.
+audit_report audit_outputs(const std::vector<double>& outputs0, const std::vector<double>& outputs1,
+                           const tradeoff& claim, const audit_options& opt);
+
 /// Audit from a plan and merged evaluation counts (stats files); group as
 /// in audit_options, at least the plan's own group (std::invalid_argument
 /// otherwise: shards of a group audit judged per neighbour would raise
