@@ -24,19 +24,22 @@ class CltApproximation:
     as ``fdp clt``: ``mu`` is an APPROXIMATION, NOT A BOUND (it may over- or
     under-state the privacy loss); ``band(alpha)`` is the Berry-Esseen band,
     a two-sided bound on the true curve where it holds (gamma < 1/2 and alpha
-    in [gamma, 1 - gamma]), else None. ``mu`` and ``gamma`` are None when the
-    CLT does not apply (``reason`` says why: an asymmetric term, infinite
-    functionals)."""
+    in [gamma, 1 - gamma]), else None. A Poisson-subsampled Gaussian
+    (asymmetric) has no band, but ``mu`` is still given by the terms'
+    central limits (Bu, Dong, Long & Su 2020), as ``fdp clt`` and ``fdp
+    dpsgd`` give it; then ``gamma`` is None and ``reason`` says why there is
+    no band. ``mu`` is None only when no CLT applies (infinite functionals)."""
 
     is_bound = False
 
     def __init__(self, specs: Union[str, object, Iterable[object]]) -> None:
         self.specs = tuple(_texts(specs))
         self._c = _fdp.clt(list(self.specs))
+        self._limits = None if self._c.applicable else _fdp.clt_limits(list(self.specs))
 
     @property
     def applicable(self) -> bool:
-        return self._c.applicable
+        return self._c.applicable or bool(self._limits and self._limits["applicable"])
 
     @property
     def reason(self) -> str:
@@ -44,7 +47,9 @@ class CltApproximation:
 
     @property
     def mu(self) -> Optional[float]:
-        return self._c.mu if self._c.applicable else None
+        if self._c.applicable:
+            return self._c.mu
+        return self._limits["mu"] if self._limits["applicable"] else None
 
     @property
     def gamma(self) -> Optional[float]:
@@ -65,9 +70,11 @@ class CltApproximation:
         """G_mu(alpha): the approximation itself (not a bound)."""
         if not is_scalar(alpha):
             raise ValueError("alpha must be a real number in [0, 1]")
-        if not self._c.applicable:
+        if self._c.applicable:
+            return self._c.beta(float(alpha))
+        if self.mu is None:
             raise ValueError(f"clt: not applicable ({self._c.reason})")
-        return self._c.beta(float(alpha))
+        return _fdp.gdp_beta(self.mu, float(alpha))
 
     def __repr__(self) -> str:
         return f"CltApproximation(mu={self.mu!r}, gamma={self.gamma!r}, is_bound=False)"

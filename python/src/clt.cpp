@@ -12,6 +12,7 @@
 
 #include "arrays.hpp"
 #include "bindings.hpp"
+#include "fdp/budget/classic.hpp"
 #include "fdp/core/error.hpp"
 #include "fdp/ops/clt.hpp"
 #include "fdp/ops/edgeworth.hpp"
@@ -91,6 +92,20 @@ void bind_clt(py::module_& m) {
     return c.beta(alpha);
   });
   m.def("clt", &clt_of, py::arg("specs"));
+  // The one CLT rule of compose, compare, dpsgd and `fdp clt` for terms
+  // without a Berry-Esseen band: mu from the terms' central limits (Bu et
+  // al.'s G_m for Poisson-subsampled Gaussians), or why there is none.
+  m.def(
+      "clt_limits",
+      [](const std::vector<std::string>& texts) {
+        const clt_estimate e = clt_estimate_of(specs_of(texts), 0.5);
+        py::dict d;
+        d["applicable"] = e.applicable;
+        d["mu"] = e.mu;
+        d["reason"] = e.reason;
+        return d;
+      },
+      py::arg("specs"));
   m.def("edgeworth", &edgeworth_array, py::arg("specs"), py::arg("alphas"));
 }
 

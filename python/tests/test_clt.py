@@ -1,6 +1,8 @@
 """fdp.clt and fdp.edgeworth: fdp clt's digits, labelled approximations."""
 
+import math
 import numpy as np
+
 import pytest
 
 import fdp
@@ -34,12 +36,22 @@ def test_band_contains_the_certified_curve():
         assert b is not None and b.lower <= cert.upper and cert.lower <= b.upper
 
 
-def test_not_applicable_and_bad_input():
-    c = fdp.clt("subsampled-gaussian:sigma=1,q=0.01")  # asymmetric: no band's CLT
-    assert not c.applicable and "not symmetric" in c.reason
-    assert c.mu is None and c.gamma is None and c.band(0.5) is None
+def test_subsampled_mu_is_bu_et_al_and_not_applicable_is_said(cli):
+    # asymmetric: no Berry-Esseen band, but mu by the one CLT rule of fdp clt
+    # and dpsgd: Bu et al.'s q sqrt(T (e^{1/sigma^2} - 1))
+    c = fdp.clt("subsampled-gaussian:sigma=1,q=0.01,times=100")
+    j = cli("clt", "subsampled-gaussian:sigma=1,q=0.01,times=100")
+    assert c.applicable and "not symmetric" in c.reason and c.mu == j["mu"]
+    assert abs(c.mu - 0.01 * math.sqrt(100 * math.expm1(1.0))) < 1e-12
+    assert c.gamma is None and c.band(0.5) is None
+    assert c.beta(0.5) == fdp.gdp.G(c.mu)(0.5)
+    c = fdp.clt("epsdelta:eps=1,delta=1e-6")  # infinite functionals: no CLT at all
+    assert not c.applicable and c.mu is None
     with pytest.raises(ValueError, match="not applicable"):
         c.beta(0.5)
+
+
+def test_not_applicable_and_bad_input():
     with pytest.raises(ValueError, match="alpha"):
         fdp.edgeworth(SPECS, [0.0, 0.5])
     with pytest.raises(ValueError, match="alpha"):
