@@ -20,20 +20,12 @@ namespace {
 
 namespace py = pybind11;
 
-// What the mode's rule compares with the budget (as the CLI's rule_epsilon):
-// plan, the certified PLD bracket; adaptive or pure DP, the filter's epsilon.
-interval rule_epsilon(const accountant& a, const interval& plan) {
-  if (a.mode() == ledger_mode::plan && a.budget_delta() > 0) return plan;
-  const double f = a.filter().epsilon;
-  return {f, f};
-}
-
 py::dict status_of(const accountant& a) {
   interval plan, s;
   {
     py::gil_scoped_release release;
     plan = a.plan_spent();
-    s = rule_epsilon(a, plan);
+    s = a.rule_epsilon(plan);
   }
   const filter_level f = a.filter();
   py::dict d;
@@ -100,20 +92,6 @@ py::dict add(const std::string& path, const std::vector<std::string>& specs,
   return status_of(*led);
 }
 
-// The rule's epsilon with `specs` added, nothing recorded (as `fdp ledger check`).
-interval epsilon_after(const accountant& led, const std::vector<std::string>& specs) {
-  accountant trial = led;
-  for (const auto& s : specs) led.validate(s);
-  for (const auto& s : specs) {
-    if (trial.no_finite_epsilon(s, led.budget_delta())) {
-      const double inf = std::numeric_limits<double>::infinity();
-      return {inf, inf};
-    }
-    trial.add_unchecked(s);
-  }
-  return rule_epsilon(trial, trial.mode() == ledger_mode::plan ? trial.spent() : interval{});
-}
-
 py::dict check(const std::string& path, const std::vector<std::string>& specs,
                const std::string& key) {
   if (specs.empty()) throw std::invalid_argument("specs: at least one spec is required");
@@ -122,7 +100,7 @@ py::dict check(const std::string& path, const std::vector<std::string>& specs,
   {
     py::gil_scoped_release release;
     led.emplace(load_for(path, key, false));
-    after = epsilon_after(*led, specs);
+    after = led->rule_epsilon_with(specs);
   }
   py::dict d = status_of(*led);
   d["affordable"] = after.upper <= led->budget_epsilon();

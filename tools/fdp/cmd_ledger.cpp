@@ -50,15 +50,6 @@ std::string integrity_text(const accountant& a) {
   return "new";
 }
 
-// What the mode's rule compares with the budget: plan, the certified PLD
-// bracket; adaptive (and any pure-DP ledger), the filter's epsilon.
-// `plan`: the plan composition's bracket.
-interval rule_epsilon(const accountant& a, const interval& plan) {
-  if (a.mode() == ledger_mode::plan && a.budget_delta() > 0) return plan;
-  const double f = a.filter().epsilon;
-  return {f, f};
-}
-
 json filter_json(const filter_level& f) {
   return {{"epsilon", num(f.epsilon)},
           {"kind", filter_name(f.kind)},
@@ -66,7 +57,7 @@ json filter_json(const filter_level& f) {
 }
 
 json status_json(const accountant& a, const std::string& file, const std::string& sub) {
-  const interval plan = a.plan_spent(), s = rule_epsilon(a, plan);
+  const interval plan = a.plan_spent(), s = a.rule_epsilon(plan);
   const double d = a.budget_delta();
   json out = envelope("ledger");
   out["subcommand"] = sub;
@@ -87,7 +78,7 @@ json status_json(const accountant& a, const std::string& file, const std::string
 }
 
 void print_status(const accountant& a, const std::string& file) {
-  const interval plan = a.plan_spent(), s = rule_epsilon(a, plan);
+  const interval plan = a.plan_spent(), s = a.rule_epsilon(plan);
   const filter_level f = a.filter();
   std::cout << "ledger " << file << ": budget (epsilon " << fmt(a.budget_epsilon()) << ", delta "
             << fmt(a.budget_delta()) << "), mode " << ledger_mode_name(a.mode()) << "\n";
@@ -215,32 +206,13 @@ int ledger_add(const args& a) {
   return 0;
 }
 
-// The certified epsilon of the ledger with `specs` added, by the ledger's
-// rule (plan: the PLD bracket; adaptive: the filter); nothing recorded.
-interval epsilon_after(const accountant& led, const std::vector<std::string>& specs) {
-  accountant trial = led;
-  // (every spec is read first: a bad one is named even after an infinite one)
-  for (const auto& s : specs) led.validate(s);
-  // Mass at infinite loss above the budget's delta: no finite epsilon
-  // (certified without composing, which could need a grid beyond the limit).
-  for (const auto& s : specs) {
-    if (trial.no_finite_epsilon(s, led.budget_delta())) {
-      const double inf = std::numeric_limits<double>::infinity();
-      return {inf, inf};
-    }
-    trial.add_unchecked(s);
-  }
-  // (plan: the engine's bracket, as add decides by it)
-  return rule_epsilon(trial, trial.mode() == ledger_mode::plan ? trial.spent() : interval{});
-}
-
 int ledger_check(const args& a) {
   only(a, "check", {"json", "key"});
   const auto& pos = a.positional();
   if (pos.size() < 3) throw usage_error("usage: fdp ledger check FILE SPEC...");
   const std::string file = pos[1];
   const accountant led = load_for(file, read_key(a), false);
-  const interval after = epsilon_after(led, {pos.begin() + 2, pos.end()});
+  const interval after = led.rule_epsilon_with({pos.begin() + 2, pos.end()});
   const bool ok = after.upper <= led.budget_epsilon();
   if (a.flag("json")) {
     json out = status_json(led, file, "check");

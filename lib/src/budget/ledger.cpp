@@ -908,4 +908,24 @@ accountant accountant::load(const std::string& path, const std::string& key) {
   return from_json(detail::read_file(path), "ledger file '" + path + "'", key);
 }
 
+interval accountant::rule_epsilon(const interval& plan) const {
+  if (mode_ == ledger_mode::plan && delta_ > 0) return plan;
+  const double f = filter().epsilon;
+  return {f, f};
+}
+
+interval accountant::rule_epsilon_with(const std::vector<std::string>& specs) const {
+  accountant trial = *this;
+  for (const auto& s : specs) validate(s);
+  for (const auto& s : specs) {
+    if (trial.no_finite_epsilon(s, delta_)) {
+      const double inf = std::numeric_limits<double>::infinity();
+      return {inf, inf};
+    }
+    trial.add_unchecked(s);
+  }
+  // (plan: the engine's bracket, as add decides by it)
+  return trial.rule_epsilon(trial.mode() == ledger_mode::plan ? trial.spent() : interval{});
+}
+
 }  // namespace fdp

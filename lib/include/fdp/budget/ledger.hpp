@@ -173,6 +173,16 @@ class accountant {
   /// The filter's level with `spec` added (nothing recorded).
   filter_level filter_with(const std::string& spec) const;
 
+  /// What the mode's rule compares with the budget: plan (with delta > 0),
+  /// the certified bracket `plan` of the plan composition; adaptive or pure
+  /// DP, the filter's epsilon (a point).
+  interval rule_epsilon(const interval& plan) const;
+  /// The rule's epsilon with `specs` added, nothing recorded (fdp ledger
+  /// check): every spec is validated first (a bad one is named even after
+  /// one with no finite epsilon); +inf when their mass at infinite loss is
+  /// above the budget's delta (certified without composing).
+  interval rule_epsilon_with(const std::vector<std::string>& specs) const;
+
   /// Certified epsilon bracket of the plan composition at `delta` (default:
   /// the budget's; at delta 0, the sum of pure epsilons, +inf if an entry has
   /// none).
