@@ -20,7 +20,7 @@ namespace {
 
 std::vector<std::uint64_t> bits_of(const std::vector<double>& v) {
   std::vector<std::uint64_t> b(v.size());
-  std::memcpy(b.data(), v.data(), v.size() * sizeof(double));
+  if (!v.empty()) std::memcpy(b.data(), v.data(), v.size() * sizeof(double));  // (never with null)
   return b;
 }
 
