@@ -32,8 +32,7 @@ py::dict report_dict(const dpsgd_config& c, const dpsgd_report& r) {
   d["clt_formula"] = r.clt_formula;
   d["seconds"] = r.seconds;
   py::list phases;
-  phases.append(py::make_tuple(c.q, c.sigma, c.steps));
-  for (const auto& p : c.later_phases) phases.append(py::make_tuple(p.q, p.sigma, p.steps));
+  for (const auto& p : dpsgd_phases(c)) phases.append(py::make_tuple(p.q, p.sigma, p.steps));
   d["phases"] = phases;
   return d;
 }

@@ -13,12 +13,6 @@
 namespace fdp::cli {
 namespace {
 
-std::vector<dpsgd_phase> phases(const dpsgd_config& c) {
-  std::vector<dpsgd_phase> ps{{c.q, c.sigma, c.steps}};
-  ps.insert(ps.end(), c.later_phases.begin(), c.later_phases.end());
-  return ps;
-}
-
 std::vector<double> deltas(const dpsgd_config& c) {
   std::vector<double> ds{c.delta};
   ds.insert(ds.end(), c.more_deltas.begin(), c.more_deltas.end());
@@ -48,7 +42,7 @@ json assumptions_json(const dpsgd_run& run, const dpsgd_config& c, const dpsgd_r
   as["sigma"] = c.sigma;
   std::int64_t total = 0;
   json ph = json::array();
-  for (const auto& p : phases(c)) {
+  for (const auto& p : dpsgd_phases(c)) {
     total += p.steps;
     ph.push_back({{"q", p.q}, {"sigma", p.sigma}, {"steps", p.steps}});
   }
@@ -130,7 +124,7 @@ void print_dpsgd(const dpsgd_run& run, const dpsgd_config& c, const dpsgd_report
                  const dpsgd_solution* s) {
   std::cout << "DP-SGD: " << to_string(c.sampling) << " sampling, " << to_string(c.neighbours)
             << " neighbours (sensitivity " << fmt(r.sensitivity) << " C)\n";
-  const auto ps = phases(c);
+  const auto ps = dpsgd_phases(c);
   for (std::size_t i = 0; i < ps.size(); ++i)
     std::cout << (ps.size() > 1 ? "  phase " + std::to_string(i + 1) + ": " : "  run: ")
               << phase_text(run, ps[i], run.origins[i]) << "\n";

@@ -150,14 +150,8 @@ double clt_mu_uniform(double p, double mu0, std::int64_t steps) {
 
 namespace {
 
-std::vector<dpsgd_phase> phases_of(const dpsgd_config& c) {
-  std::vector<dpsgd_phase> ps{{c.q, c.sigma, c.steps}};
-  ps.insert(ps.end(), c.later_phases.begin(), c.later_phases.end());
-  return ps;
-}
-
 void validate(const dpsgd_config& c) {
-  for (const dpsgd_phase& p : phases_of(c)) {
+  for (const dpsgd_phase& p : dpsgd_phases(c)) {
     detail::require(p.q > 0 && p.q <= 1, "dpsgd", "q", p.q, "must be in (0, 1]");
     detail::require(std::isfinite(p.sigma) && p.sigma > 0, "dpsgd", "sigma", p.sigma,
                     "must be finite and > 0");
@@ -266,6 +260,12 @@ void account_fixed_size(const dpsgd_config& c, const std::vector<dpsgd_phase>& p
 
 }  // namespace
 
+std::vector<dpsgd_phase> dpsgd_phases(const dpsgd_config& c) {
+  std::vector<dpsgd_phase> ps{{c.q, c.sigma, c.steps}};
+  ps.insert(ps.end(), c.later_phases.begin(), c.later_phases.end());
+  return ps;
+}
+
 std::string dpsgd_phase_spec(const dpsgd_phase& p, double sensitivity) {
   return "subsampled-gaussian:sigma=" + fmt_exact(p.sigma) + ",q=" + fmt_exact(p.q) +
          ",sensitivity=" + fmt_exact(sensitivity) + ",times=" + std::to_string(p.steps);
@@ -281,7 +281,7 @@ dpsgd_report account_dpsgd(const dpsgd_config& c) {
   const auto t0 = std::chrono::steady_clock::now();
   dpsgd_report r;
   r.sensitivity = dpsgd_sensitivity(c);
-  const std::vector<dpsgd_phase> ps = phases_of(c);
+  const std::vector<dpsgd_phase> ps = dpsgd_phases(c);
   if (c.sampling == sampling_scheme::poisson)
     account_poisson(c, ps, r);
   else

@@ -12,12 +12,6 @@
 namespace fdp {
 namespace {
 
-std::vector<dpsgd_phase> all_phases(const dpsgd_config& c) {
-  std::vector<dpsgd_phase> ps{{c.q, c.sigma, c.steps}};
-  ps.insert(ps.end(), c.later_phases.begin(), c.later_phases.end());
-  return ps;
-}
-
 std::vector<spec> specs_of(const std::vector<dpsgd_phase>& ps, double sensitivity) {
   std::vector<spec> out;
   for (const auto& p : ps) out.push_back(parse_spec(dpsgd_phase_spec(p, sensitivity)));
@@ -28,7 +22,7 @@ std::vector<spec> specs_of(const std::vector<dpsgd_phase>& ps, double sensitivit
 // solved for sigma on the first tied phase with the GDP mu of the target
 // (a starting point only).
 calibration_family sigma_family(const dpsgd_config& c, double target, double delta, double d) {
-  const std::vector<dpsgd_phase> ps = all_phases(c);
+  const std::vector<dpsgd_phase> ps = dpsgd_phases(c);
   calibration_family f;
   f.param = "sigma";
   f.smallest = true;

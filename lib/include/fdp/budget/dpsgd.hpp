@@ -115,6 +115,9 @@ struct dpsgd_report {
   double seconds = 0.0;
 };
 
+/// Every phase of the run in order: the first (q, sigma, steps), then the later ones.
+std::vector<dpsgd_phase> dpsgd_phases(const dpsgd_config& c);
+
 /// The spec of one Poisson phase ("subsampled-gaussian:sigma=..,q=..,sensitivity=..,times=..").
 std::string dpsgd_phase_spec(const dpsgd_phase& p, double sensitivity);
 /// The sensitivity used: config.sensitivity, else 1 (add-remove) or 2 (replace-one).
