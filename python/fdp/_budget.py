@@ -54,6 +54,10 @@ class DpsgdReport:
     ``gdp_summary=True``; set by the alpha -> 0 tail, up to sqrt(T)/sigma),
     ``mu_above`` the certified mu on tests whose errors are both >= the
     level asked (``mu_above=A``). ``phases`` lists (q, sigma, steps).
+    ``upper_certified`` False (shuffled batches): ``epsilon.lower`` is a
+    certified lower bound, ``epsilon.upper`` is inf, the CLT values are NaN, and
+    ``poisson_epsilons`` holds what Poisson accounting of the same run says
+    (another sampler, NOT this run's guarantee).
     """
 
     epsilon: Interval
@@ -65,6 +69,8 @@ class DpsgdReport:
     epsilons: Tuple[Tuple[float, Interval], ...] = ()
     mu_above: Optional[Interval] = None
     phases: Tuple[Tuple[float, float, int], ...] = ()
+    upper_certified: bool = True
+    poisson_epsilons: Tuple[Interval, ...] = ()
 
     @property
     def steps(self) -> int:
@@ -107,7 +113,8 @@ def _report(r: dict, deltas: list) -> DpsgdReport:
                        r["sensitivity"], r["clt_epsilon"], r["clt_mu"],
                        tuple(zip(deltas, eps)),
                        Interval(*r["mu_above"]) if "mu_above" in r else None,
-                       tuple(tuple(p) for p in r["phases"]))
+                       tuple(tuple(p) for p in r["phases"]), r["upper_certified"],
+                       tuple(Interval(*e) for e in r["poisson_epsilons"]))
 
 
 def dpsgd(*, sigma: float, q: float, steps: int, delta=1e-5,
@@ -116,11 +123,12 @@ def dpsgd(*, sigma: float, q: float, steps: int, delta=1e-5,
           phases: Sequence = ()) -> DpsgdReport:
     """The certified budget of ``steps`` DP-SGD steps (as ``fdp dpsgd``).
 
-    delta: one value or several. sampling: "poisson" or "without-replacement";
-    neighbours: "add-remove" or "replace-one" (sensitivity 0: the relation's
+    delta: one value or several. sampling: "poisson", "without-replacement" or
+    "shuffle" (a certified lower bound only: see DpsgdReport);
+    neighbours: "add-remove", "zero-out" or "replace-one" (sensitivity 0: the relation's
     default, 1 or 2). ``phases``: further (q, sigma, steps) stretches run
     after the first, all composed. Combinations without a sound analysis
-    (e.g. shuffling) raise ValueError with the reason::
+    (e.g. without-replacement under add-remove) raise ValueError with the reason::
 
         >>> r = fdp.dpsgd(sigma=1.1, q=0.0042666666666666667, steps=14062,
         ...               delta=[1e-5, 1e-6], mu_above=1e-6)

@@ -31,6 +31,10 @@ py::dict report_dict(const dpsgd_config& c, const dpsgd_report& r) {
   d["clt_epsilon"] = r.clt_epsilon;
   d["clt_formula"] = r.clt_formula;
   d["seconds"] = r.seconds;
+  d["upper_certified"] = r.upper_certified;
+  py::list poisson;
+  for (const interval& e : r.poisson_epsilons) poisson.append(pair(e));
+  d["poisson_epsilons"] = poisson;
   py::list phases;
   for (const auto& p : dpsgd_phases(c)) phases.append(py::make_tuple(p.q, p.sigma, p.steps));
   d["phases"] = phases;

@@ -1,5 +1,7 @@
 """fdp.calibrate and fdp.dpsgd: the CLI's digits and the never-overshoot promise."""
 
+import math
+
 import pytest
 
 import fdp
@@ -42,8 +44,28 @@ def test_dpsgd_without_replacement_route():
     r = fdp.dpsgd(sigma=1.0, q=0.01, steps=100, sampling="without-replacement",
                   neighbours="replace-one", gdp_summary=False)
     assert r.sensitivity == 2.0 and r.mu is None and r.epsilon.lower <= r.epsilon.upper
-    with pytest.raises(ValueError, match="replace-one"):
-        fdp.dpsgd(sigma=1.0, q=0.01, steps=100, neighbours="replace-one")
+    with pytest.raises(ValueError, match="zero-out"):
+        fdp.dpsgd(sigma=1.0, q=0.01, steps=100, sampling="without-replacement",
+                  neighbours="zero-out")
+
+
+def test_dpsgd_shuffle_is_a_lower_bound_only():
+    # q = 1: one step per epoch, the whole batch every step: exactly G_{sqrt(T)/sigma}
+    r = fdp.dpsgd(sigma=2.0, q=1.0, steps=16, sampling="shuffle")
+    truth = float(fdp.gdp.eps(2.0, 1e-5))
+    assert not r.upper_certified and math.isinf(r.epsilon.upper)
+    assert math.isnan(r.clt_epsilon) and len(r.poisson_epsilons) == 1
+    assert truth * (1 - 3e-3) <= r.epsilon.lower <= truth * (1 + 1e-12)
+
+
+def test_dpsgd_poisson_replace_one_is_the_mirrored_pair():
+    # the same composition as the spec with one record's bound D/2 = 1
+    r = fdp.dpsgd(sigma=1.1, q=0.01, steps=300, neighbours="replace-one")
+    c = fdp.compose(["subsampled-gaussian:sigma=1.1,q=0.01,neighbours=replace-one,times=300"])
+    e = c.epsilon(1e-5)
+    assert r.sensitivity == 2.0
+    assert abs(r.epsilon.lower - e.lower) <= 1e-9 * e.lower
+    assert abs(r.epsilon.upper - e.upper) <= 1e-9 * e.upper
 
 
 @pytest.mark.parametrize("specs,k", [(["laplace:b=10,times=10"], 3), (["gdp:mu=0.5"], 4),

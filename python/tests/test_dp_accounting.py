@@ -93,6 +93,25 @@ def test_randomized_response_under_replace_one():
         dp_accounting.PLDAccountant().compose(RandomizedResponseDpEvent(0.5, 4))
 
 
+def test_replace_relations_follow_dp_accounting():
+    # A GaussianDpEvent under REPLACE_ONE moves the sum by twice a record's
+    # bound: G_{2/sigma} (closed form), as dp_accounting accounts it.
+    g = dp_accounting.PLDAccountant(NeighboringRelation.REPLACE_ONE).compose(GaussianDpEvent(2.0))
+    assert g.specs() == ["gaussian:sigma=2.0,sensitivity=2"]
+    # Poisson-sampled Gaussian: the mirrored pair under REPLACE_ONE, the
+    # add/remove pair under REPLACE_SPECIAL. dp_accounting 0.6.0 (PLDAccountant,
+    # default discretization, SelfComposedDpEvent(PoissonSampledDpEvent(0.01,
+    # GaussianDpEvent(1.1)), 1000), get_epsilon(1e-5)) prints upper bounds
+    # 2.4778047140436223 (REPLACE_ONE) and 1.5153702489167324 (REPLACE_SPECIAL):
+    # fdp's bracket must reach them from below (they are valid upper bounds).
+    for rel, theirs in ((NeighboringRelation.REPLACE_ONE, 2.4778047140436223),
+                        (NeighboringRelation.REPLACE_SPECIAL, 1.5153702489167324)):
+        acc = dp_accounting.PLDAccountant(rel)
+        acc.compose(SelfComposedDpEvent(PoissonSampledDpEvent(0.01, GaussianDpEvent(1.1)), 1000))
+        e = acc.epsilon_interval(1e-5)
+        assert e.lower <= theirs <= e.upper * (1 + 3e-3), (rel, e, theirs)
+
+
 def test_unsupported_events_raise_and_add_nothing():
     acc = dp_accounting.PLDAccountant().compose(GaussianDpEvent(2.0))
     before = acc.get_epsilon(1e-5)
@@ -108,8 +127,8 @@ def test_unsupported_events_raise_and_add_nothing():
             acc.compose(e)
     assert acc.get_epsilon(1e-5) == before
     rr = dp_accounting.PLDAccountant(NeighboringRelation.REPLACE_ONE)
-    with pytest.raises(UnsupportedEventError, match="ADD_OR_REMOVE_ONE"):
-        rr.compose(PoissonSampledDpEvent(0.1, GaussianDpEvent(1.0)))
+    with pytest.raises(UnsupportedEventError, match="REPLACE_ONE"):
+        rr.compose(PoissonSampledDpEvent(0.1, LaplaceDpEvent(1.0)))
     with pytest.raises(UnsupportedEventError, match="LaplaceDpEvent"):
         rr.compose(LaplaceDpEvent(1.0))
     with pytest.raises(TypeError):

@@ -164,8 +164,33 @@ def test_dpsgd(fdp):
               or not answer(j, "epsilon")["upper"] >= answer(j, "epsilon")["lower"]):
         fail("dpsgd without-replacement: %r" % j)
     base = ["dpsgd", "--q", "0.01", "--sigma", "1", "--steps", "100", "--delta", "1e-5"]
-    expect_bad(fdp, base + ["--sampling", "shuffle"], "shuffle")
-    expect_bad(fdp, base + ["--neighbours", "replace-one"], "replace-one")
+    # shuffled batches: a certified lower bound only, the Poisson number labelled apart
+    j = run_json(fdp, "dpsgd", "--q", "1", "--sigma", "2", "--steps", "16", "--delta", "1e-5",
+                 "--sampling", "shuffle")
+    if j:
+        e = answer(j, "epsilon")
+        if (j["upper_certified"] is not False or e["upper"] is not None
+                or not 0 < e["lower"] or "poisson_comparison" not in j):
+            fail("dpsgd shuffle: %r" % j)
+    code, out, err = run(fdp, *base, "--sampling", "shuffle")
+    if code != 0 or "LOWER bound" not in out or "NOT this run's guarantee" not in out:
+        fail("dpsgd shuffle text: %r %r" % (out, err))
+    # Poisson + replace-one: the mirrored pair (formulas.md 9.3). dp_accounting
+    # 0.6.0's PLDAccountant(REPLACE_ONE) on SelfComposedDpEvent(PoissonSampledDpEvent(
+    # 0.01, GaussianDpEvent(1.1)), 1000) prints the upper bound 2.4778047140436223:
+    # fdp's bracket must reach it from below.
+    j = run_json(fdp, "dpsgd", "--q", "0.01", "--sigma", "1.1", "--steps", "1000", "--delta", "1e-5",
+                 "--neighbours", "replace-one")
+    if j:
+        e = answer(j, "epsilon")
+        if (j["assumptions"]["neighbours"] != "replace-one" or j["assumptions"]["sensitivity"] != 2
+                or not e["lower"] <= 2.4778047140436223 <= e["upper"] * 1.003):
+            fail("dpsgd poisson + replace-one: %r" % j)
+    j = run_json(fdp, "dpsgd", "--q", "0.01", "--sigma", "1.1", "--steps", "1000", "--delta", "1e-5",
+                 "--neighbours", "zero-out")
+    if j and not answer(j, "epsilon")["lower"] <= 1.5153702489167324 <= answer(j, "epsilon")["upper"] * 1.003:
+        fail("dpsgd poisson + zero-out: %r" % j)
+    expect_bad(fdp, base + ["--sampling", "without-replacement", "--neighbours", "zero-out"], "zero-out")
     expect_bad(fdp, base + ["--sampling", "without-replacement"], "add-remove")
     expect_bad(fdp, base + ["--sampling", "uniform"], "--sampling")
     expect_bad(fdp, base + ["--neighbours", "swap"], "--neighbours")

@@ -112,6 +112,8 @@ def without(kind, items, name):
 
 
 def out_of_range(key):
+    if key["type"] == "choice":  # (a word not among the key's)
+        return ["nosuchword"]
     lo, hi = key["lo"], key["hi"]
     v = [lo if key["lo_open"] else lo - 1]
     if hi < 1e300:
@@ -121,6 +123,8 @@ def out_of_range(key):
 
 def range_words(key, value):
     """What the one line must say about the key and its range."""
+    if key["type"] == "choice":
+        return ["%s = '%s' must be one of %s" % (key["name"], value, ", ".join(key["choices"]))]
     if key["type"] == "integer":
         return ["%s: '%s' must be an integer in [%s, %s]" % (key["name"], fmt(value), fmt(key["lo"]), fmt(key["hi"]))]
     lo = ("(" if key["lo_open"] else "[") + fmt(key["lo"])
@@ -187,7 +191,7 @@ for kind in table:
             continue
         for v in out_of_range(key):
             its = without(kind, items, key["name"])
-            its[key["name"]] = fmt(v)
+            its[key["name"]] = v if isinstance(v, str) else fmt(v)
             expect_refused(kind, its, key["name"], range_words(key, v))
     # times, the key every kind takes
     its = dict(items)

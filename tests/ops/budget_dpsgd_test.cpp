@@ -3,6 +3,7 @@
 // Dong, Long & Su's published CLT examples, the refusal of uncertifiable combinations, the
 // without-replacement route, and bad input.
 #include "fdp/budget/dpsgd.hpp"
+#include "fdp/ops/convert.hpp"
 
 #include <gtest/gtest.h>
 
@@ -85,22 +86,69 @@ TEST(Dpsgd, RefusesWhatItCannotCertify) {
   c.q = 0.01;
   c.sigma = 1.0;
   c.steps = 100;
-  c.sampling = sampling_scheme::shuffle;
-  EXPECT_THROW(account_dpsgd(c), std::invalid_argument);
-  c.sampling = sampling_scheme::poisson;
-  c.neighbours = neighbour_relation::replace_one;
-  EXPECT_THROW(account_dpsgd(c), std::invalid_argument);
   c.sampling = sampling_scheme::without_replacement;
   c.neighbours = neighbour_relation::add_remove;
   EXPECT_THROW(account_dpsgd(c), std::invalid_argument);
+  c.neighbours = neighbour_relation::zero_out;
+  EXPECT_THROW(account_dpsgd(c), std::invalid_argument);
   for (auto s :
        {sampling_scheme::shuffle, sampling_scheme::poisson, sampling_scheme::without_replacement})
-    for (auto n : {neighbour_relation::add_remove, neighbour_relation::replace_one}) {
+    for (auto n : {neighbour_relation::add_remove, neighbour_relation::zero_out,
+                   neighbour_relation::replace_one}) {
       const bool ok =
-          (s == sampling_scheme::poisson && n == neighbour_relation::add_remove) ||
+          s != sampling_scheme::without_replacement ||
           (s == sampling_scheme::without_replacement && n == neighbour_relation::replace_one);
       EXPECT_EQ(dpsgd_refusal(s, n).empty(), ok);
     }
+}
+
+// Poisson under replace-one is the mirrored pair with one record's bound D/2;
+// under zero-out, the add-remove pair (the same numbers).
+TEST(Dpsgd, PoissonUnderOtherRelations) {
+  dpsgd_config c;
+  c.q = 0.02;
+  c.sigma = 0.9;
+  c.steps = 200;
+  c.neighbours = neighbour_relation::replace_one;
+  const dpsgd_report r = account_dpsgd(c);
+  EXPECT_EQ(r.sensitivity, 2.0);
+  const interval e = compose({parse_spec("subsampled-gaussian:sigma=0.9,q=0.02,sensitivity=1,"
+                                         "neighbours=replace-one,times=200")})
+                         .epsilon(c.delta);
+  EXPECT_EQ(r.epsilon.lower, e.lower);
+  EXPECT_EQ(r.epsilon.upper, e.upper);
+  c.neighbours = neighbour_relation::zero_out;
+  const dpsgd_report z = account_dpsgd(c);
+  c.neighbours = neighbour_relation::add_remove;
+  const dpsgd_report a = account_dpsgd(c);
+  EXPECT_EQ(z.epsilon.lower, a.epsilon.lower);
+  EXPECT_EQ(z.epsilon.upper, a.epsilon.upper);
+  EXPECT_LT(a.epsilon.upper, r.epsilon.lower);  // (a replacement leaks more here)
+}
+
+// Shuffled batches: a lower bound only. With q = 1 every step uses every
+// record (b = 1 step per epoch), the run is exactly G_{sqrt(T)/sigma}, and
+// the max statistic is the whole output: the lower bound meets the truth.
+TEST(Dpsgd, ShuffleGivesALowerBoundOnly) {
+  dpsgd_config c;
+  c.q = 1.0;
+  c.sigma = 2.0;
+  c.steps = 16;
+  c.sampling = sampling_scheme::shuffle;
+  const dpsgd_report r = account_dpsgd(c);
+  EXPECT_FALSE(r.upper_certified);
+  EXPECT_TRUE(std::isinf(r.epsilon.upper));
+  const double truth = gdp_eps(4.0 / 2.0, c.delta);
+  EXPECT_LE(r.epsilon.lower, truth * (1 + 1e-12));
+  EXPECT_GE(r.epsilon.lower, truth * (1 - 3e-3));
+  ASSERT_EQ(r.poisson_epsilons.size(), 1u);
+  // a smaller batch: the lower bound stays below Poisson's upper bound here
+  c.q = 0.01;
+  c.sigma = 1.0;
+  c.steps = 500;
+  const dpsgd_report s = account_dpsgd(c);
+  EXPECT_GT(s.epsilon.lower, 0.0);
+  EXPECT_LT(s.epsilon.lower, s.poisson_epsilons[0].upper);
 }
 
 TEST(Dpsgd, WithoutReplacementRoute) {

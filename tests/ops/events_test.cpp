@@ -67,6 +67,25 @@ TEST(Events, OtherRelationsMixturesAndNonPrivateEvents) {
             std::vector<std::string>{"id"});
 }
 
+// The relation reaches the specs: a Gaussian's sum moves by twice a record's
+// bound under REPLACE_ONE (dp_accounting's convention), and Poisson-sampled
+// events take the matching neighbours word.
+TEST(Events, TheRelationReachesTheSpecs) {
+  auto one = [](const std::string& rel, const std::string& event) {
+    return texts(specs_from_events(
+        R"({"neighbouring_relation": ")" + rel + R"(", "event": )" + event + "}", "doc"));
+  };
+  const std::string g = R"({"type": "GaussianDpEvent", "noise_multiplier": 2})";
+  const std::string pg = R"({"type": "PoissonSampledDpEvent", "sampling_probability": 0.1,
+      "event": {"type": "GaussianDpEvent", "noise_multiplier": 2}})";
+  EXPECT_EQ(one("REPLACE_ONE", g), std::vector<std::string>{"gaussian:sigma=2,sensitivity=2"});
+  EXPECT_EQ(one("REPLACE_SPECIAL", g), std::vector<std::string>{"gaussian:sigma=2"});
+  EXPECT_EQ(one("REPLACE_ONE", pg),
+            std::vector<std::string>{"subsampled-gaussian:sigma=2,q=0.1,neighbours=replace-one"});
+  EXPECT_EQ(one("REPLACE_SPECIAL", pg),
+            std::vector<std::string>{"subsampled-gaussian:sigma=2,q=0.1,neighbours=zero-out"});
+}
+
 void expect_refused(const std::string& doc, const std::string& needle) {
   try {
     specs_from_events(doc, "doc");
@@ -82,10 +101,11 @@ TEST(Events, RefusalsNameTheEventPath) {
       "noise_multiplier": 1}, {"type": "PoissonSampledDpEvent", "sampling_probability": 0.1,
       "event": {"type": "EpsilonDeltaDpEvent", "epsilon": 1, "delta": 0}}]})",
                  "$.events[1].event: a Poisson-sampled event must be");
-  expect_refused(R"({"neighbouring_relation": "REPLACE_ONE", "event": {"type":
-      "PoissonSampledDpEvent", "sampling_probability": 0.1, "event": {"type": "GaussianDpEvent",
+  expect_refused(
+      R"({"neighbouring_relation": "REPLACE_ONE", "event": {"type":
+      "PoissonSampledDpEvent", "sampling_probability": 0.1, "event": {"type": "LaplaceDpEvent",
       "noise_multiplier": 1}}})",
-                 "event event: fdp certifies Poisson sampling under ADD_OR_REMOVE_ONE");
+      "event event: a Poisson-sampled Laplace needs ADD_OR_REMOVE_ONE or REPLACE_SPECIAL");
   expect_refused(R"({"type": "SampledWithoutReplacementDpEvent", "source_dataset_size": 10,
       "sample_size": 2, "event": {"type": "GaussianDpEvent", "noise_multiplier": 1}})",
                  "no certified route");

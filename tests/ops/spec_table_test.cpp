@@ -77,8 +77,10 @@ std::string with_value(const spec_kind& k, const std::string& key, const std::st
   return text;
 }
 
-// Values outside a key's range (below and above, where there is an end).
+// Values outside a key's range (below and above, where there is an end; a
+// word not among a choice key's).
 std::vector<std::string> out_of_range(const spec_key& key) {
+  if (key.kind == spec_key::type::choice) return {"nosuchword"};
   std::vector<std::string> v;
   const value_range& r = key.range;
   auto fmt = [](double x) { return detail::format_value(x); };

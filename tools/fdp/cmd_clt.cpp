@@ -272,10 +272,13 @@ int run_clt(const args& a) {
     ew = edgeworth_betas(in.cumulants, alphas);
     out["edgeworth"] = edgeworth_json(ew);
   }
+  const json relations = spec_assumptions_json(specs);
+  if (!relations.empty()) out["assumptions"] = {{"specs", relations}};
   if (a.flag("json")) {
     print_json(out);
     return 0;
   }
+  print_spec_assumptions(specs);
   print_functionals(in.terms, r, all_finite);
   print_clt_band(r, limits, alphas);
   if (edgeworth) print_edgeworth(ew);

@@ -81,6 +81,8 @@ json compare_json(const std::vector<spec>& specs, double delta, const accountant
   json js = json::array();
   for (const auto& s : specs) js.push_back(s.text);
   out["specs"] = js;
+  const json relations = spec_assumptions_json(specs);
+  if (!relations.empty()) out["assumptions"] = {{"specs", relations}};
   // The certified row: fdp's bracket, a query like compose's.
   out["method"] = r.certified_method;
   out["queries"] = json::array(
@@ -95,7 +97,9 @@ void print_compare_table(const std::vector<spec>& specs, double delta,
                          const accountant_answers& r) {
   std::cout << "epsilon at delta = " << fmt(delta) << " for " << specs.size() << " spec(s):";
   for (const auto& s : specs) std::cout << " " << s.text;
-  std::cout << "\n\n" << row("accountant", "epsilon", "what it is");
+  std::cout << "\n";
+  print_spec_assumptions(specs);
+  std::cout << "\n" << row("accountant", "epsilon", "what it is");
   std::cout << row("certified f-DP (fdp, " + r.certified_method + ")",
                    "[" + fmt_down(r.certified.lower, 7) + ", " + fmt_up(r.certified.upper, 7) + "]",
                    "bound: the true epsilon is inside");

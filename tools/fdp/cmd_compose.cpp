@@ -176,12 +176,15 @@ int run_compose(const args& a) {
     out["assumptions"] = tolerance_json(opts.tolerance, tol_met);
     out["numerics"] = numerics_json(c, opts);
   }
+  const json relations = spec_assumptions_json(specs);
+  if (!relations.empty()) out["assumptions"]["specs"] = relations;
   out["timing"] = timing(secs);
   if (a.flag("json")) {
     print_json(out);
     return 0;
   }
   std::cout << "composition of " << specs.size() << " spec(s), method " << c.method() << "\n";
+  print_spec_assumptions(specs);
   // (the queried points as given: the shortest decimal that reads back)
   print_answers(answers, [](double x) { return detail::format_value(x); });
   if (mu) print_gdp_summary(*mu);

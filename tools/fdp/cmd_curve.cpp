@@ -20,6 +20,8 @@ int run_curve(const args& a) {
   out["method"] = c.method();
   out["curve"] = curve_json(c, points);
   if (!c.is_exact()) out["assumptions"] = {{"tolerance", opts.tolerance}};
+  const json relations = spec_assumptions_json(specs);
+  if (!relations.empty()) out["assumptions"]["specs"] = relations;
   out["timing"] =
       timing(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   print_json(out);

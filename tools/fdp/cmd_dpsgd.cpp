@@ -58,6 +58,21 @@ json assumptions_json(const dpsgd_run& run, const dpsgd_config& c, const dpsgd_r
   return as;
 }
 
+json clt_json(const dpsgd_config& c, const dpsgd_report& r) {
+  json clt;
+  clt["applicable"] = !std::isnan(r.clt_mu);
+  clt["formula"] = r.clt_formula;
+  if (std::isnan(r.clt_mu)) return clt;
+  clt["mu"] = num(r.clt_mu);
+  json ce = json::array();
+  for (double d : deltas(c)) ce.push_back(query("delta", d, "epsilon", num(gdp_eps(r.clt_mu, d))));
+  clt["estimates"] = ce;
+  clt["is_bound"] = false;
+  clt["note"] =
+      "central-limit approximation, not a bound; " + clt_relation(r.clt_epsilon, r.epsilon);
+  return clt;
+}
+
 json dpsgd_json(const dpsgd_run& run, const dpsgd_config& c, const dpsgd_report& r,
                 const dpsgd_solution* s) {
   json out = envelope("dpsgd");
@@ -75,17 +90,19 @@ json dpsgd_json(const dpsgd_run& run, const dpsgd_config& c, const dpsgd_report&
   if (c.mu_above > 0)
     out["mu_above"] = {{"level", c.mu_above},
                        {"mu", bracket(r.mu_window.lower, r.mu_window.upper)}};
-  json clt;
-  clt["applicable"] = true;
-  clt["mu"] = num(r.clt_mu);
-  json ce = json::array();
-  for (double d : ds) ce.push_back(query("delta", d, "epsilon", num(gdp_eps(r.clt_mu, d))));
-  clt["estimates"] = ce;
-  clt["is_bound"] = false;
-  clt["formula"] = r.clt_formula;
-  clt["note"] =
-      "central-limit approximation, not a bound; " + clt_relation(r.clt_epsilon, r.epsilon);
-  out["clt"] = clt;
+  out["clt"] = clt_json(c, r);
+  out["upper_certified"] = r.upper_certified;
+  if (!r.upper_certified) {
+    json pq = json::array();
+    for (std::size_t i = 0; i < ds.size(); ++i)
+      pq.push_back(query("delta", ds[i], "epsilon",
+                         bracket(r.poisson_epsilons[i].lower, r.poisson_epsilons[i].upper)));
+    out["poisson_comparison"] = {
+        {"queries", pq},
+        {"note",
+         "Poisson accounting of the same q, sigma and steps: another sampler, NOT "
+         "this run's guarantee"}};
+  }
   out["route"] = r.route;
   out["assumptions"] = assumptions_json(run, c, r);
   out["timing"] = timing(r.seconds + (s ? s->calibration.seconds : 0.0));
@@ -120,6 +137,20 @@ void print_solution(const dpsgd_run& run, const dpsgd_solution& s) {
               << fmt(100 * r.certified_gap, 3) << "%)\n";
 }
 
+// Shuffled batches: what is certified is a lower bound; the Poisson number
+// of the same run is labelled as another sampler's.
+void print_lower_bound_only(const std::vector<double>& ds, const std::vector<interval>& es,
+                            const dpsgd_report& r) {
+  for (std::size_t i = 0; i < ds.size(); ++i)
+    std::cout << "  certified LOWER bound at delta = " << fmt(ds[i])
+              << ": epsilon >= " << fmt_down(es[i].lower)
+              << "   (no certified upper bound for this sampler)\n";
+  for (std::size_t i = 0; i < ds.size(); ++i)
+    std::cout << "  (Poisson accounting of the same q, sigma, steps would say epsilon <= "
+              << fmt_up(r.poisson_epsilons[i].upper) << " at delta = " << fmt(ds[i])
+              << ": another sampler, NOT this run's guarantee)\n";
+}
+
 void print_dpsgd(const dpsgd_run& run, const dpsgd_config& c, const dpsgd_report& r,
                  const dpsgd_solution* s) {
   std::cout << "DP-SGD: " << to_string(c.sampling) << " sampling, " << to_string(c.neighbours)
@@ -131,10 +162,14 @@ void print_dpsgd(const dpsgd_run& run, const dpsgd_config& c, const dpsgd_report
   if (s) print_solution(run, *s);
   const auto ds = deltas(c);
   const auto es = epsilons(r);
-  for (std::size_t i = 0; i < ds.size(); ++i)
-    std::cout << "  certified epsilon at delta = " << fmt(ds[i]) << ": [" << fmt_down(es[i].lower)
-              << ", " << fmt_up(es[i].upper) << "]   (a bound: epsilon <= " << fmt_up(es[i].upper)
-              << ")\n";
+  if (!r.upper_certified) {
+    print_lower_bound_only(ds, es, r);
+  } else {
+    for (std::size_t i = 0; i < ds.size(); ++i)
+      std::cout << "  certified epsilon at delta = " << fmt(ds[i]) << ": [" << fmt_down(es[i].lower)
+                << ", " << fmt_up(es[i].upper) << "]   (a bound: epsilon <= " << fmt_up(es[i].upper)
+                << ")\n";
+  }
   if (c.mu_above > 0)
     std::cout << "  GDP on tests with both errors >= " << fmt(c.mu_above) << ": mu in ["
               << fmt_down(r.mu_window.lower) << ", " << fmt_up(r.mu_window.upper)
@@ -142,9 +177,10 @@ void print_dpsgd(const dpsgd_run& run, const dpsgd_config& c, const dpsgd_report
   if (r.has_mu)
     std::cout << "  GDP summary on all of [0, 1]: mu in [" << fmt_down(r.mu.lower) << ", "
               << fmt_up(r.mu.upper) << "]   (set by the extreme tail alpha -> 0)\n";
-  std::cout << "  CLT estimate (Bu et al.):   mu = " << fmt(r.clt_mu)
-            << ", epsilon = " << fmt(r.clt_epsilon) << "   NOT a bound; "
-            << clt_relation(r.clt_epsilon, r.epsilon) << "\n";
+  if (!std::isnan(r.clt_mu))
+    std::cout << "  CLT estimate (Bu et al.):   mu = " << fmt(r.clt_mu)
+              << ", epsilon = " << fmt(r.clt_epsilon) << "   NOT a bound; "
+              << clt_relation(r.clt_epsilon, r.epsilon) << "\n";
   std::cout << "  route: " << r.route << "\n";
   std::cout << "  (" << fmt((r.seconds + (s ? s->calibration.seconds : 0.0)) * 1e3, 4) << " ms)\n";
 }
@@ -182,7 +218,8 @@ FDP_REGISTER_COMMAND(command{
     "                 (--steps T | --epochs E --dataset-size N --batch-size B | --q Q ...)\n"
     "                 [--steps-per-epoch ceil|floor|total|K] [--phase SPEC]...\n"
     "                 [--sampling poisson|without-replacement|shuffle]\n"
-    "                 [--neighbours add-remove|replace-one] [--sensitivity D] [--tolerance T]\n"
+    "                 [--neighbours add-remove|zero-out|replace-one] [--sensitivity D]\n"
+    "                 [--tolerance T]\n"
     "                 [--mu-above A] [--mu] [--json]\n\n"
     "Each step clips per-example gradients to norm C and adds N(0, sigma^2 C^2) to the sum\n"
     "of the batch; q = B/N. The output states the sampling scheme, neighbour relation and\n"
@@ -205,11 +242,18 @@ FDP_REGISTER_COMMAND(command{
     "changes; a phase without sigma= takes --sigma, or the solved sigma (one sigma tied\n"
     "across those phases).\n\n"
     "Certified routes (the bracket contains the true epsilon):\n"
-    "  poisson + add-remove (default): Poisson-subsampled Gaussian PLD, both orders;\n"
+    "  poisson + add-remove (default) or zero-out (a record replaced by one with a zero\n"
+    "    gradient): Poisson-subsampled Gaussian PLD, both orders;\n"
+    "  poisson + replace-one: the PLD of (1-q) N(0) + q N(-1) vs (1-q) N(0) + q N(1)\n"
+    "    (in units of C; Lebeda et al. 2025, Prop. 13);\n"
     "  without-replacement + replace-one: C_p(G_{2/sigma}) per step (Dong, Roth & Su\n"
     "    Thm 4.2) composed T times; the bracket is on that guarantee.\n"
-    "Refused, with the reason: shuffle; poisson + replace-one; without-replacement +\n"
-    "add-remove. --sensitivity is in units of C (default 1 for add-remove, 2 for replace-one).\n\n"
+    "  shuffle: NO certified upper bound; a certified LOWER bound (the max over each\n"
+    "    epoch's steps on the input where one gradient has norm C and the others 0),\n"
+    "    beside the Poisson number of the same run, labelled as another sampler's.\n"
+    "Refused, with the reason: without-replacement + add-remove or zero-out.\n"
+    "--sensitivity is the largest change of the clipped sum between neighbours, in units\n"
+    "of C (default 1 for add-remove and zero-out, 2 for replace-one).\n\n"
     "GDP. The smallest mu with f >= G_mu on all of [0, 1] (--mu) is set by the extreme\n"
     "tail alpha -> 0, where DP-SGD behaves like the unsampled Gaussian (up to\n"
     "sqrt(T)/sigma): true but of little use, so it is not printed by default.\n"
@@ -242,7 +286,7 @@ FDP_REGISTER_COMMAND(command{
      {"eps", true, false, "target epsilon: solve for a parameter"},
      {"solve", true, false, "sigma|steps|epochs|batch-size"},
      {"sampling", true, false, "poisson|without-replacement|shuffle"},
-     {"neighbours", true, false, "add-remove|replace-one"},
+     {"neighbours", true, false, "add-remove|zero-out|replace-one"},
      {"sensitivity", true, false, "sensitivity in units of the clip norm"},
      {"tolerance", true, false, "relative bracket width"},
      {"mu-above", true, false, "GDP mu on tests with both errors >= A"},

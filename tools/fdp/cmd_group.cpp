@@ -29,6 +29,8 @@ int run_group(const args& a) {
   if (mu) out["mu"] = bracket(mu->lower, mu->upper);
   // (the composition's tolerance; group has no refinement of its own to meet it)
   if (!g.is_exact()) out["assumptions"] = {{"tolerance", opts.tolerance}};
+  const json relations = spec_assumptions_json(specs);
+  if (!relations.empty()) out["assumptions"]["specs"] = relations;
   if (a.flag("json")) {
     print_json(out);
     return 0;
@@ -36,6 +38,7 @@ int run_group(const args& a) {
   std::cout << "group privacy, group size k = " << k << ", method " << g.method();
   if (g.is_exact()) std::cout << ": " << g.exact()->describe();
   std::cout << "\n";
+  print_spec_assumptions(specs);
   // (the queried points to 10 digits, where compose echoes them exactly)
   print_answers(answers, [](double x) { return fmt(x); });
   if (mu) print_gdp_summary(*mu);

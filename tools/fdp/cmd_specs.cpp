@@ -17,13 +17,15 @@ const char* type_name(spec_key::type t) {
       return "integer";
     case spec_key::type::text:
       return "text";
+    case spec_key::type::choice:
+      return "choice";
   }
   return "?";
 }
 
 // "(0, 1e+300]"
 std::string range_text(const spec_key& k) {
-  if (k.kind == spec_key::type::text) return "";
+  if (k.kind == spec_key::type::text || k.kind == spec_key::type::choice) return "";
   return std::string(k.range.lo_open ? "(" : "[") + fmt(k.range.lo) + ", " + fmt(k.range.hi) +
          (k.range.hi_open ? ")" : "]");
 }
@@ -47,13 +49,17 @@ json key_json(const spec_key& k) {
   json j;
   j["name"] = k.name;
   j["type"] = type_name(k.kind);
-  if (k.kind != spec_key::type::text) {
+  if (k.kind == spec_key::type::choice) {
+    j["choices"] = k.choices;
+    j["default"] = k.default_choice;
+  } else if (k.kind != spec_key::type::text) {
     j["lo"] = k.range.lo;
     j["hi"] = k.range.hi;
     j["lo_open"] = k.range.lo_open;
     j["hi_open"] = k.range.hi_open;
   }
-  j["default"] = k.default_value ? json(*k.default_value) : json(nullptr);
+  if (k.kind != spec_key::type::choice)
+    j["default"] = k.default_value ? json(*k.default_value) : json(nullptr);
   j["required"] = k.required();
   j["group"] = k.group.empty() ? json(nullptr) : json(k.group);
   j["doc"] = k.doc;
@@ -80,7 +86,11 @@ void print_kind(const spec_kind& k) {
   std::cout << "  " << k.usage() << "\n      " << k.doc << "\n";
   for (const auto& key : k.keys) {
     std::cout << "      " << key.name << ": " << key.doc;
-    if (key.kind != spec_key::type::text) std::cout << "; in " << range_text(key);
+    if (key.kind == spec_key::type::choice) {
+      std::cout << "; one of " << key.metavar << "; default " << key.default_choice;
+    } else if (key.kind != spec_key::type::text) {
+      std::cout << "; in " << range_text(key);
+    }
     if (key.default_value) std::cout << "; default " << fmt(*key.default_value);
     std::cout << "\n";
   }

@@ -27,6 +27,30 @@ std::vector<spec> parse_specs(const args& a) {
   return out;
 }
 
+json spec_assumptions_json(const std::vector<spec>& specs) {
+  json all = json::array();
+  for (const auto& s : specs) {
+    const auto words = spec_assumptions(s);
+    if (words.empty()) continue;
+    json j;
+    j["spec"] = s.text;
+    for (const auto& [key, word] : words) j[key] = word;
+    all.push_back(j);
+  }
+  return all;
+}
+
+// "  assumes: add-remove neighbours, poisson sampling (subsampled-gaussian:...)"
+void print_spec_assumptions(const std::vector<spec>& specs) {
+  for (const auto& s : specs) {
+    const auto words = spec_assumptions(s);
+    if (words.empty()) continue;
+    std::string line;
+    for (const auto& [key, word] : words) line += (line.empty() ? "" : ", ") + word + " " + key;
+    std::cout << "  assumes: " << line << " (" << s.text << ")\n";
+  }
+}
+
 compose_options compose_options_from(const args& a) {
   compose_options o;
   const std::string m = a.value_or("method", "auto");

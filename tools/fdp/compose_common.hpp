@@ -13,6 +13,12 @@ namespace fdp::cli {
 
 std::vector<spec> parse_specs(const args& a);
 compose_options compose_options_from(const args& a);
+/// The neighbour relation and sampling scheme each spec is accounted under
+/// (spec_assumptions), for the specs that have them: JSON
+/// [{"spec": TEXT, "neighbours": .., "sampling": ..}] (empty array: none),
+/// and one text line per such spec.
+json spec_assumptions_json(const std::vector<spec>& specs);
+void print_spec_assumptions(const std::vector<spec>& specs);
 /// A memory size: bytes, or a number with K, M, G or T (powers of 1024);
 /// 0 (no ceiling) or 64M .. 1T (usage_error otherwise).
 std::size_t parse_memory(const std::string& text, const std::string& what);

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <optional>
 
 #include "fdp/budget/subsample.hpp"
 #include "fdp/core/error.hpp"
@@ -40,8 +41,10 @@ sampling_scheme parse_sampling(const std::string& s) {
 
 neighbour_relation parse_neighbours(const std::string& s) {
   if (s == "add-remove") return neighbour_relation::add_remove;
+  if (s == "zero-out") return neighbour_relation::zero_out;
   if (s == "replace-one") return neighbour_relation::replace_one;
-  throw std::invalid_argument("--neighbours '" + s + "' must be one of add-remove, replace-one");
+  throw std::invalid_argument("--neighbours '" + s +
+                              "' must be one of add-remove, zero-out, replace-one");
 }
 
 std::string to_string(sampling_scheme s) {
@@ -57,24 +60,22 @@ std::string to_string(sampling_scheme s) {
 }
 
 std::string to_string(neighbour_relation n) {
-  return n == neighbour_relation::add_remove ? "add-remove" : "replace-one";
+  switch (n) {
+    case neighbour_relation::add_remove:
+      return "add-remove";
+    case neighbour_relation::zero_out:
+      return "zero-out";
+    case neighbour_relation::replace_one:
+      return "replace-one";
+  }
+  return "?";
 }
 
 std::string dpsgd_refusal(sampling_scheme s, neighbour_relation n) {
-  if (s == sampling_scheme::shuffle) {
-    return "shuffled fixed batches (each record used once per epoch) have no certified "
-           "amplification in fdp: the Poisson analysis does not apply and shuffling can leak "
-           "more than Poisson accounting says (Chua et al. 2024); use --sampling poisson if your "
-           "implementation samples each record independently";
-  }
-  if (s == sampling_scheme::poisson && n == neighbour_relation::replace_one) {
-    return "Poisson sampling under replace-one neighbours: fdp has no dominating pair it can "
-           "certify for composition (the mixture pair (1-q)N(0)+qN(-1) vs (1-q)N(0)+qN(1) is "
-           "not established; see Lebeda et al. 2024); use --neighbours add-remove";
-  }
-  if (s == sampling_scheme::without_replacement && n == neighbour_relation::add_remove) {
-    return "fixed-size sampling without replacement under add-remove neighbours: no dominating "
-           "pair is implemented; use --neighbours replace-one (DRS Thm 4.2) or Poisson sampling";
+  if (s == sampling_scheme::without_replacement && n != neighbour_relation::replace_one) {
+    return "fixed-size sampling without replacement under " + to_string(n) +
+           " neighbours: no dominating pair is implemented; use --neighbours replace-one (DRS "
+           "Thm 4.2) or Poisson sampling";
   }
   return "";
 }
@@ -143,6 +144,11 @@ double clt_mu_poisson(double q, double mu0, std::int64_t steps) {
   return q * std::sqrt(static_cast<double>(steps) * std::expm1(mu0 * mu0));
 }
 
+double clt_mu_poisson_replace_one(double q, double mu0, std::int64_t steps) {
+  if (q == 1.0) return 2.0 * mu0 * std::sqrt(static_cast<double>(steps));
+  return 2.0 * q * std::sqrt(static_cast<double>(steps) * std::sinh(mu0 * mu0));
+}
+
 double clt_mu_uniform(double p, double mu0, std::int64_t steps) {
   const double v = std::exp(mu0 * mu0) * norm_cdf(1.5 * mu0) + 3.0 * norm_cdf(-0.5 * mu0) - 2.0;
   return std::sqrt(2.0) * p * std::sqrt(static_cast<double>(steps) * std::max(0.0, v));
@@ -189,10 +195,12 @@ void account_poisson(const dpsgd_config& c, const std::vector<dpsgd_phase>& ps, 
   std::string texts;
   double clt2 = 0.0;
   for (const auto& p : ps) {
-    const std::string s = dpsgd_phase_spec(p, r.sensitivity);
+    const std::string s = dpsgd_phase_spec(p, r.sensitivity, c.neighbours);
     specs.push_back(parse_spec(s));
     texts += (texts.empty() ? "" : "; ") + s;
-    const double m = clt_mu_poisson(p.q, r.sensitivity / p.sigma, p.steps);
+    const double m = c.neighbours == neighbour_relation::replace_one
+                         ? clt_mu_poisson_replace_one(p.q, 0.5 * r.sensitivity / p.sigma, p.steps)
+                         : clt_mu_poisson(p.q, r.sensitivity / p.sigma, p.steps);
     clt2 += m * m;
   }
   const composition comp = compose(specs, options_of(c));
@@ -203,13 +211,21 @@ void account_poisson(const dpsgd_config& c, const std::vector<dpsgd_phase>& ps, 
     r.has_mu = true;
   }
   if (c.mu_above > 0) r.mu_window = gdp_mu_above(comp, c.mu_above);
-  r.route =
-      "Poisson sampling, add/remove neighbours: PLD of the pair (N(0,s^2), (1-q)N(0,s^2) + "
-      "q N(D,s^2)) and its reverse, composed " +
-      phases_text(ps) + " (" + texts + ")";
+  r.route = std::string(c.neighbours == neighbour_relation::replace_one
+                            ? "Poisson sampling, replace-one neighbours: PLD of the pair "
+                              "((1-q)N(0,s^2) + q N(-D/2,s^2), (1-q)N(0,s^2) + q N(D/2,s^2)), "
+                              "composed "
+                            : "Poisson sampling, " + to_string(c.neighbours) +
+                                  " neighbours: PLD of the pair (N(0,s^2), (1-q)N(0,s^2) + "
+                                  "q N(D,s^2)) and its reverse, composed ") +
+            phases_text(ps) + " (" + texts + ")";
   r.clt_mu = std::sqrt(clt2);
-  r.clt_formula = "mu = q sqrt(T (e^{(D/sigma)^2} - 1))  (Bu, Dong, Long & Su 2020)" +
-                  std::string(ps.size() > 1 ? ", phases combined as sqrt(sum mu_i^2)" : "");
+  r.clt_formula =
+      std::string(c.neighbours == neighbour_relation::replace_one
+                      ? "mu = q sqrt(2 T (e^{mu0^2} - e^{-mu0^2})), mu0 = D/(2 sigma) (the loss to "
+                        "first order in q, as Bu, Dong, Long & Su 2020 for add/remove)"
+                      : "mu = q sqrt(T (e^{(D/sigma)^2} - 1))  (Bu, Dong, Long & Su 2020)") +
+      std::string(ps.size() > 1 ? ", phases combined as sqrt(sum mu_i^2)" : "");
 }
 
 // Without replacement + replace-one: C_p(G_{D/sigma})^{(x)T} per phase
@@ -258,6 +274,52 @@ void account_fixed_size(const dpsgd_config& c, const std::vector<dpsgd_phase>& p
       "(Bu, Dong, Long & Su 2020)";
 }
 
+// Shuffled batches: a certified LOWER bound (dpsgd.hpp), one max-statistic
+// law per whole epoch of each phase; and the Poisson accounting of the same
+// run beside it, for contrast.
+void account_shuffle(const dpsgd_config& c, const std::vector<dpsgd_phase>& ps, dpsgd_report& r) {
+  // the record's shift, in units of the noise's C: its whole bound
+  const double shift =
+      c.neighbours == neighbour_relation::replace_one ? 0.5 * r.sensitivity : r.sensitivity;
+  std::vector<compose_term> terms;
+  std::string epochs_text;
+  for (const auto& p : ps) {
+    const double b = std::ceil(1.0 / p.q * (1 - 1e-12));
+    const double full = std::floor(1.0 / p.q * (1 + 1e-12));
+    const std::int64_t epochs = p.steps / static_cast<std::int64_t>(b);
+    epochs_text += (epochs_text.empty() ? "" : " + ") + std::to_string(epochs) + " x " +
+                   fmt_exact(b) + " steps";
+    if (epochs == 0) continue;
+    compose_term t;
+    t.law = max_shift_law(p.sigma / shift, b, std::min(1.0, full * p.q));
+    t.times = epochs;
+    t.text = "max over an epoch of " + fmt_exact(b) + " steps";
+    terms.push_back(std::move(t));
+  }
+  auto lower_at = [&](const composition* comp, double d) {
+    return interval{comp ? comp->epsilon(d).lower : 0.0, std::numeric_limits<double>::infinity()};
+  };
+  std::optional<composition> comp;
+  if (!terms.empty()) comp = compose_terms(terms, options_of(c));
+  r.epsilon = lower_at(comp ? &*comp : nullptr, c.delta);
+  for (double d : c.more_deltas) r.more_epsilons.push_back(lower_at(comp ? &*comp : nullptr, d));
+  r.upper_certified = false;
+  dpsgd_config poisson = c;
+  poisson.sampling = sampling_scheme::poisson;
+  const dpsgd_report pr = account_dpsgd(poisson);
+  r.poisson_epsilons = {pr.epsilon};
+  r.poisson_epsilons.insert(r.poisson_epsilons.end(), pr.more_epsilons.begin(),
+                            pr.more_epsilons.end());
+  r.route =
+      "shuffled batches (each record in one step per epoch): NO certified upper bound (no "
+      "amplification theorem fdp can apply is proven for shuffling); certified LOWER bound "
+      "from the maximum over each epoch's steps on the input where one record's gradient "
+      "has norm D and all others 0 (Chua et al. 2024), whole epochs only: " +
+      epochs_text;
+  r.clt_mu = std::numeric_limits<double>::quiet_NaN();
+  r.clt_formula = "no CLT estimate for shuffled batches";
+}
+
 }  // namespace
 
 std::vector<dpsgd_phase> dpsgd_phases(const dpsgd_config& c) {
@@ -266,9 +328,14 @@ std::vector<dpsgd_phase> dpsgd_phases(const dpsgd_config& c) {
   return ps;
 }
 
-std::string dpsgd_phase_spec(const dpsgd_phase& p, double sensitivity) {
+// (replace-one: the spec's sensitivity is one record's bound, half the
+// largest change D of the sum)
+std::string dpsgd_phase_spec(const dpsgd_phase& p, double sensitivity, neighbour_relation n) {
+  const bool ro = n == neighbour_relation::replace_one;
   return "subsampled-gaussian:sigma=" + fmt_exact(p.sigma) + ",q=" + fmt_exact(p.q) +
-         ",sensitivity=" + fmt_exact(sensitivity) + ",times=" + std::to_string(p.steps);
+         ",sensitivity=" + fmt_exact(ro ? 0.5 * sensitivity : sensitivity) +
+         (n == neighbour_relation::add_remove ? "" : ",neighbours=" + to_string(n)) +
+         ",times=" + std::to_string(p.steps);
 }
 
 double dpsgd_sensitivity(const dpsgd_config& c) {
@@ -284,9 +351,11 @@ dpsgd_report account_dpsgd(const dpsgd_config& c) {
   const std::vector<dpsgd_phase> ps = dpsgd_phases(c);
   if (c.sampling == sampling_scheme::poisson)
     account_poisson(c, ps, r);
+  else if (c.sampling == sampling_scheme::shuffle)
+    account_shuffle(c, ps, r);
   else
     account_fixed_size(c, ps, r);
-  r.clt_epsilon = gdp_eps(r.clt_mu, c.delta);
+  r.clt_epsilon = std::isnan(r.clt_mu) ? r.clt_mu : gdp_eps(r.clt_mu, c.delta);
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return r;
 }

@@ -12,9 +12,10 @@
 namespace fdp {
 namespace {
 
-std::vector<spec> specs_of(const std::vector<dpsgd_phase>& ps, double sensitivity) {
+std::vector<spec> specs_of(const std::vector<dpsgd_phase>& ps, double sensitivity,
+                           neighbour_relation n) {
   std::vector<spec> out;
-  for (const auto& p : ps) out.push_back(parse_spec(dpsgd_phase_spec(p, sensitivity)));
+  for (const auto& p : ps) out.push_back(parse_spec(dpsgd_phase_spec(p, sensitivity, n)));
   return out;
 }
 
@@ -43,12 +44,12 @@ calibration_family sigma_family(const dpsgd_config& c, double target, double del
   const double ratio = mu * mu / (tied->q * tied->q * static_cast<double>(tied->steps));
   f.start = d / std::sqrt(std::log1p(ratio));
   if (!std::isfinite(f.start) || f.start <= 0) f.start = 1.0;
-  f.limit = fixed.empty() ? std::vector<spec>{} : specs_of(fixed, d);
-  f.specs_at = [ps, d](double x) {
+  f.limit = fixed.empty() ? std::vector<spec>{} : specs_of(fixed, d, c.neighbours);
+  f.specs_at = [ps, d, n = c.neighbours](double x) {
     std::vector<dpsgd_phase> run = ps;
     for (auto& p : run)
       if (p.sigma == 0) p.sigma = x;
-    return specs_of(run, d);
+    return specs_of(run, d, n);
   };
   return f;
 }
@@ -65,10 +66,10 @@ calibration_family integer_family(const std::string& param, const dpsgd_config& 
   const dpsgd_phase base{c.q, c.sigma, c.steps};
   if (param == "steps") {
     f.hi = 1e12;
-    f.specs_at = [base, d](double x) {
+    f.specs_at = [base, d, n = c.neighbours](double x) {
       dpsgd_phase p = base;
       p.steps = static_cast<std::int64_t>(x);
-      return specs_of({p}, d);
+      return specs_of({p}, d, n);
     };
     return f;
   }
@@ -79,21 +80,21 @@ calibration_family integer_family(const std::string& param, const dpsgd_config& 
     detail::require(w.batch_size >= 1 && w.batch_size <= w.dataset_size, "dpsgd", "batch_size",
                     static_cast<long long>(w.batch_size), "must be in [1, dataset_size]");
     f.hi = 1e6;
-    f.specs_at = [base, w, d](double x) {
+    f.specs_at = [base, w, d, n = c.neighbours](double x) {
       dpsgd_phase p = base;
       p.steps = dpsgd_steps(x, w.dataset_size, w.batch_size, w.rule);
-      return specs_of({p}, d);
+      return specs_of({p}, d, n);
     };
     return f;
   }
   detail::require(w.epochs > 0, "dpsgd", "epochs", w.epochs, "must be > 0 to solve for batch-size");
   f.hi = static_cast<double>(w.dataset_size);
-  f.specs_at = [base, w, d](double x) {
+  f.specs_at = [base, w, d, n = c.neighbours](double x) {
     dpsgd_phase p = base;
     const auto b = static_cast<std::int64_t>(x);
     p.q = static_cast<double>(b) / static_cast<double>(w.dataset_size);
     p.steps = dpsgd_steps(w.epochs, w.dataset_size, b, w.rule);
-    return specs_of({p}, d);
+    return specs_of({p}, d, n);
   };
   return f;
 }

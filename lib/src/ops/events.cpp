@@ -45,6 +45,13 @@ struct translator {
     return static_cast<long double>(e["count"].get<long long>());
   }
 
+  // The subsampled specs' neighbours key for the document's relation.
+  std::string neighbours_word() const {
+    if (rel == relation::replace_one) return ",neighbours=replace-one";
+    if (rel == relation::replace_special) return ",neighbours=zero-out";
+    return "";
+  }
+
   void add(const std::string& spec_text, long double count, const std::string& path) {
     if (count <= 0) return;
     try {
@@ -91,7 +98,10 @@ void translator::leaf(const std::string& type, const json& e, long double count,
   if (type == "GaussianDpEvent") {
     const double s = number(e, path, "noise_multiplier");
     if (s == 0) return add("epsdelta:eps=0,delta=1", count, path);
-    return add("gaussian:sigma=" + num(s), count, path);
+    // (replace-one: the sum moves by up to twice a record's bound, as in
+    // dp_accounting, whose GaussianDpEvent has sensitivity 1 per record)
+    return add("gaussian:sigma=" + num(s) + (rel == relation::replace_one ? ",sensitivity=2" : ""),
+               count, path);
   }
   if (type == "LaplaceDpEvent") {
     if (rel == relation::replace_one)
@@ -135,8 +145,6 @@ void translator::randomized_response(const json& e, long double count, const std
 }
 
 void translator::poisson(const json& e, long double count, const std::string& path) {
-  if (rel != relation::add_remove)
-    refuse(path, "fdp certifies Poisson sampling under ADD_OR_REMOVE_ONE neighbours only");
   const double q = number(e, path, "sampling_probability");
   if (!(q >= 0 && q <= 1)) refuse(path, "sampling_probability " + num(q) + " must be in [0, 1]");
   if (!e.contains("event") || !e["event"].is_object() || !e["event"].contains("type"))
@@ -145,18 +153,20 @@ void translator::poisson(const json& e, long double count, const std::string& pa
   const std::string type = inner["type"].is_string() ? inner["type"].get<std::string>() : "";
   if (type != "GaussianDpEvent" && type != "LaplaceDpEvent")
     refuse(path + ".event", "a Poisson-sampled event must be a GaussianDpEvent or LaplaceDpEvent");
+  if (type == "LaplaceDpEvent" && rel == relation::replace_one)
+    refuse(path, "a Poisson-sampled Laplace needs ADD_OR_REMOVE_ONE or REPLACE_SPECIAL neighbours");
   if (q == 0) return;
   const double s = number(inner, path + ".event", "noise_multiplier");
   if (s == 0) return add("epsdelta:eps=0,delta=1", count, path);
   add(std::string(type == "GaussianDpEvent" ? "subsampled-gaussian:sigma="
                                             : "subsampled-laplace:b=") +
-          num(s) + ",q=" + num(q),
+          num(s) + ",q=" + num(q) + neighbours_word(),
       count, path);
 }
 
 void translator::mixture(const json& e, long double count, const std::string& path) {
-  if (rel != relation::add_remove)
-    refuse(path, "a mixture of Gaussians needs ADD_OR_REMOVE_ONE neighbours");
+  if (rel == relation::replace_one)
+    refuse(path, "a mixture of Gaussians needs ADD_OR_REMOVE_ONE or REPLACE_SPECIAL neighbours");
   const double s = number(e, path, "standard_deviation");
   auto list = [&](const char* field) {
     if (!e.contains(field) || !e[field].is_array() || e[field].empty())

@@ -106,4 +106,23 @@ ledger_form gaussian_ledger(const spec& s, const stored_points*) {
   return gaussian_ledger_of(mu);
 }
 
+spec_key neighbours_key() {
+  return choice_key("neighbours", {"add-remove", "zero-out", "replace-one"}, "add-remove",
+                    "how neighbouring datasets differ: a record added or removed, replaced by "
+                    "a record contributing zero, or replaced by any record");
+}
+
+spec_key poisson_sampling_key() {
+  return choice_key("sampling", {"poisson"}, "poisson",
+                    "batch sampling: each record joins each batch independently with "
+                    "probability q");
+}
+
+neighbours neighbours_of(const spec& s) {
+  const std::string& n = s.choice("neighbours");
+  if (n == "zero-out") return neighbours::zero_out;
+  if (n == "replace-one") return neighbours::replace_one;
+  return neighbours::add_remove;
+}
+
 }  // namespace fdp::kinds

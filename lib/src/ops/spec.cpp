@@ -82,7 +82,11 @@ spec parse_spec(const std::string& text) {
   check_presence(s, kind);
   // every value against the table's range, now: the same message whichever command reads it
   for (const auto& k : kind.keys) {
-    if (k.kind != spec_key::type::text && s.has(k.name)) (void)s.number(k.name);
+    if (k.kind == spec_key::type::choice) {
+      (void)s.choice(k.name);
+    } else if (k.kind != spec_key::type::text && s.has(k.name)) {
+      (void)s.number(k.name);
+    }
   }
   return s;
 }
@@ -98,7 +102,7 @@ const spec_kind& spec::kind() const {
 
 double spec::number(const std::string& key) const {
   const spec_key* k = kind().key(key);
-  if (!k || k->kind == spec_key::type::text) {
+  if (!k || k->kind == spec_key::type::text || k->kind == spec_key::type::choice) {
     throw std::logic_error("spec kind '" + name + "' has no numeric key '" + key + "'");
   }
   if (!has(key)) {
@@ -111,6 +115,27 @@ double spec::number(const std::string& key) const {
                                            static_cast<std::int64_t>(k->range.hi)));
   }
   return number(key, k->range.lo, k->range.hi, k->range.lo_open, k->range.hi_open);
+}
+
+const std::string& spec::choice(const std::string& key) const {
+  const spec_key* k = kind().key(key);
+  if (!k || k->kind != spec_key::type::choice)
+    throw std::logic_error("spec kind '" + name + "' has no choice key '" + key + "'");
+  if (!has(key)) return k->default_choice;
+  const std::string& v = params.at(key);
+  for (const auto& c : k->choices)
+    if (v == c) return v;
+  std::string allowed;
+  for (const auto& c : k->choices) allowed += (allowed.empty() ? "" : ", ") + c;
+  throw std::invalid_argument("spec '" + text + "': " + key + " = '" + v + "' must be one of " +
+                              allowed);
+}
+
+std::vector<std::pair<std::string, std::string>> spec_assumptions(const spec& s) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& k : s.kind().keys)
+    if (k.kind == spec_key::type::choice) out.emplace_back(k.name, s.choice(k.name));
+  return out;
 }
 
 const std::string& spec::string(const std::string& key) const {

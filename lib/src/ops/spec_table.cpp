@@ -26,6 +26,9 @@ void check_kind(const spec_kind& k, std::set<std::string>& names) {
   for (const auto& key : k.keys) {
     if (!keys.insert(key.name).second) bad("key '" + key.name + "' repeated or reserved");
     if (key.kind == spec_key::type::text && !key.required()) bad("a text key must be required");
+    if (key.kind == spec_key::type::choice &&
+        std::find(key.choices.begin(), key.choices.end(), key.default_choice) == key.choices.end())
+      bad("choice key '" + key.name + "' has a default that is not one of its choices");
   }
   for (const auto& c : k.calibration) {
     if (c.key != "times" && !k.key(c.key)) bad("calibrates the unknown key '" + c.key + "'");
@@ -124,6 +127,18 @@ spec_key integer_key(std::string name, std::string metavar, double dflt, double 
 spec_key text_key(std::string name, std::string metavar, std::string doc) {
   spec_key k = required_key(std::move(name), std::move(metavar), {}, std::move(doc));
   k.kind = spec_key::type::text;
+  return k;
+}
+
+spec_key choice_key(std::string name, std::vector<std::string> choices, std::string dflt,
+                    std::string doc) {
+  spec_key k;
+  k.name = std::move(name);
+  k.kind = spec_key::type::choice;
+  for (const auto& c : choices) k.metavar += (k.metavar.empty() ? "" : "|") + c;
+  k.choices = std::move(choices);
+  k.default_choice = std::move(dflt);
+  k.doc = std::move(doc);
   return k;
 }
 

@@ -2,9 +2,11 @@
 
 The support mirrors what dp_accounting's PLD accountant accepts for these
 events (its pld_privacy_accountant module), narrowed to what fdp certifies:
-fdp's subsampled kinds are analysed under add/remove neighbours only, so a
-Poisson-sampled event under another relation is refused rather than
-accounted for with an analysis that does not hold.
+Poisson-sampled Gaussians under every relation (subsampled-gaussian's
+neighbours key), Poisson-sampled Laplace under ADD_OR_REMOVE_ONE and
+REPLACE_SPECIAL; anything else is refused rather than accounted for with an
+analysis that does not hold. As in dp_accounting, a GaussianDpEvent's
+sensitivity is one record's bound: under REPLACE_ONE the sum moves by twice it.
 """
 
 from __future__ import annotations
@@ -77,7 +79,8 @@ def _gaussian(e: ev.GaussianDpEvent, count: int, rel: Rel, t: Terms) -> None:
     if e.noise_multiplier == 0:
         t.non_private = True
     else:
-        t.add(f"gaussian:sigma={_num(e.noise_multiplier, 'noise_multiplier')}", count)
+        twice = ",sensitivity=2" if rel == Rel.REPLACE_ONE else ""
+        t.add(f"gaussian:sigma={_num(e.noise_multiplier, 'noise_multiplier')}{twice}", count)
 
 
 def _laplace(e: ev.LaplaceDpEvent, count: int, rel: Rel, t: Terms) -> None:
@@ -118,9 +121,9 @@ def _poisson(e: ev.PoissonSampledDpEvent, count: int, rel: Rel, t: Terms) -> Non
     if not isinstance(inner, (ev.GaussianDpEvent, ev.LaplaceDpEvent)):
         _refuse(e, f"the sampled event must be a GaussianDpEvent or LaplaceDpEvent, not "
                    f"{type(inner).__name__}")
-    if rel != Rel.ADD_OR_REMOVE_ONE:
-        _refuse(e, f"fdp certifies Poisson subsampling under ADD_OR_REMOVE_ONE neighbours "
-                   f"only, not {rel.name}")
+    if isinstance(inner, ev.LaplaceDpEvent) and rel == Rel.REPLACE_ONE:
+        _refuse(e, "a Poisson-sampled Laplace needs ADD_OR_REMOVE_ONE or REPLACE_SPECIAL "
+                   "neighbours, not REPLACE_ONE")
     q = float(_num(e.sampling_probability, "sampling_probability"))
     if not 0 <= q <= 1:
         raise ValueError(f"sampling_probability = {q!r} must be in [0, 1]")
@@ -131,7 +134,9 @@ def _poisson(e: ev.PoissonSampledDpEvent, count: int, rel: Rel, t: Terms) -> Non
         return
     kind, key = ("subsampled-gaussian", "sigma") if isinstance(inner, ev.GaussianDpEvent) \
         else ("subsampled-laplace", "b")
-    t.add(f"{kind}:{key}={_num(inner.noise_multiplier, 'noise_multiplier')},q={q!r}", count)
+    words = {Rel.REPLACE_ONE: ",neighbours=replace-one", Rel.REPLACE_SPECIAL: ",neighbours=zero-out"}
+    t.add(f"{kind}:{key}={_num(inner.noise_multiplier, 'noise_multiplier')},q={q!r}"
+          f"{words.get(rel, '')}", count)
 
 
 _LEAVES = {

@@ -6,8 +6,9 @@
 // Model. Each step clips per-example gradients to norm C, sums the sampled
 // batch and adds N(0, sigma^2 C^2 I). `sensitivity` is the largest change of
 // the clipped sum between neighbouring datasets in units of C: 1 under
-// add/remove (one gradient appears or not), 2 under replace-one (one
-// gradient of norm <= C replaced by another). The per-step Gaussian is G_{D/sigma}.
+// add/remove and zero-out (one gradient appears or not; or is replaced by a
+// zero one), 2 under replace-one (one gradient of norm <= C replaced by
+// another). The per-step Gaussian is G_{D/sigma}.
 //
 // What is certified (route):
 //  * poisson + add-remove: each record joins each batch independently with
@@ -15,6 +16,12 @@
 //    and its reverse (Koskela, Jalko & Honkela 2020; Zhu, Dong & Wang 2022);
 //    the engine composes T steps in one orientation and reports both orders
 //    (compose.hpp). Brackets [lower, upper] contain the true epsilon of the pair.
+//  * poisson + zero-out: the same pair (a zero gradient moves the sum as a
+//    removed one does).
+//  * poisson + replace-one: the mirrored pair ((1-q) N(0) + q N(-D/2),
+//    (1-q) N(0) + q N(D/2)), one order (subsampled-gaussian's
+//    neighbours=replace-one; Lebeda, Regehr, Kamath & Steinke 2025 Prop. 13;
+//    formulas.md 9.3).
 //  * without-replacement + replace-one: a batch of exactly B = p n records is
 //    drawn uniformly at each step. DRS Thm 4.2 (Sample_m, replace-one
 //    neighbours, as we read it; see subsample.hpp) gives per-step C_p(G_{D/sigma}),
@@ -23,18 +30,29 @@
 //    upper bound, the upper polygon the lower end. The lower end brackets the
 //    guarantee C_p(G)^{(x)T}, not the mechanism's true epsilon (which can be smaller).
 // Refused:
-//  * poisson + replace-one: the pair ((1-q) N(0) + q N(-1), (1-q) N(0) + q N(1))
-//    is believed but, as far as we could check, not established as a
-//    dominating pair for composition (Lebeda, Regehr, Kamath & Steinke 2024,
-//    "Avoiding pitfalls for privacy accounting of subsampled mechanisms under
-//    composition", discuss the substitution relation); fdp does not certify it.
-//  * without-replacement + add-remove: the batch size is fixed but the dataset
-//    size changes between neighbours; no pair is implemented.
+//  * without-replacement + add-remove or zero-out: no pair is implemented
+//    (under add-remove the dataset size changes between neighbours).
+// Lower bound only:
 //  * shuffle (a random permutation cut into consecutive batches, each record
-//    used once per epoch): the Poisson analysis does not apply, and shuffled
-//    batches can leak more than Poisson accounting says (Chua, Ghazi, Kamath,
-//    Kumar, Manurangsi, Sinha & Zhang 2024, "How private are DP-SGD
-//    implementations?"); no certified route is implemented.
+//    used once per epoch): no amplification theorem fdp can apply is proven
+//    for it, and shuffled batches can leak more than Poisson accounting says
+//    (Chua, Ghazi, Kamath, Kumar, Manurangsi, Sinha & Zhang 2024, "How
+//    private are DP-SGD implementations?"). fdp certifies a LOWER bound: on
+//    the instance where one record's gradient has the largest norm and every
+//    other gradient is 0 (one of the inputs the accounting must cover), an
+//    epoch's outputs (every step's noisy sum, released as the accounting
+//    assumes; a linear loss realizes the constant gradient) are
+//    N(0, sigma^2)^b against the same with one uniformly placed step
+//    shifted; the maximum over the epoch's steps is a test an adversary can
+//    run (max_shift_law), and post-processing only hides leakage, so the
+//    epsilon of E epochs of that statistic, composed, is at most the run's.
+//    Each epoch is modelled with b = ceil(1/q) steps and the record in one of
+//    them with probability min(1, floor(1/q) q). That is at least as private
+//    as either loader: a loader with fewer steps gives a max from which the
+//    model's follows by taking the max with fresh noise (post-processing),
+//    and a smaller chance rho only mixes P into Q (T(P, (1-rho) P + rho Q) =
+//    (1-rho) Id + rho T(P, Q) falls as rho grows). Only whole epochs
+//    (floor(T / b)) count.
 //
 // CLT estimate (NOT a bound). Poisson: mu_clt = q sqrt(T (e^{mu0^2} - 1)) with
 // mu0 = D/sigma (Bu, Dong, Long & Su 2020, "Deep learning with Gaussian
@@ -55,11 +73,11 @@
 namespace fdp {
 
 enum class sampling_scheme { poisson, without_replacement, shuffle };
-enum class neighbour_relation { add_remove, replace_one };
+enum class neighbour_relation { add_remove, zero_out, replace_one };
 
 /// Parses "poisson" | "without-replacement" | "shuffle"; throws std::invalid_argument.
 sampling_scheme parse_sampling(const std::string& s);
-/// Parses "add-remove" | "replace-one"; throws std::invalid_argument.
+/// Parses "add-remove" | "zero-out" | "replace-one"; throws std::invalid_argument.
 neighbour_relation parse_neighbours(const std::string& s);
 std::string to_string(sampling_scheme s);
 std::string to_string(neighbour_relation n);
@@ -109,9 +127,15 @@ struct dpsgd_report {
   interval mu;                          ///< GDP summary bracket (smallest mu with f >= G_mu)
   bool has_mu = false;
   interval mu_window;        ///< at config.mu_above (when > 0)
-  double clt_mu = 0.0;       ///< CLT estimate: NOT a bound
+  double clt_mu = 0.0;       ///< CLT estimate: NOT a bound (NaN: none)
   double clt_epsilon = 0.0;  ///< gdp_eps(clt_mu, delta): NOT a bound
   std::string clt_formula;
+  /// false: epsilon.upper is +inf and epsilon.lower is a certified lower
+  /// bound only (shuffled batches: no proven upper bound)
+  bool upper_certified = true;
+  /// Shuffled batches: what Poisson accounting of the same q, sigma and
+  /// steps says (another sampler, shown for contrast; NOT this run's bound).
+  std::vector<interval> poisson_epsilons;
   double seconds = 0.0;
 };
 
@@ -119,7 +143,8 @@ struct dpsgd_report {
 std::vector<dpsgd_phase> dpsgd_phases(const dpsgd_config& c);
 
 /// The spec of one Poisson phase ("subsampled-gaussian:sigma=..,q=..,sensitivity=..,times=..").
-std::string dpsgd_phase_spec(const dpsgd_phase& p, double sensitivity);
+std::string dpsgd_phase_spec(const dpsgd_phase& p, double sensitivity,
+                             neighbour_relation n = neighbour_relation::add_remove);
 /// The sensitivity used: config.sensitivity, else 1 (add-remove) or 2 (replace-one).
 double dpsgd_sensitivity(const dpsgd_config& c);
 
@@ -179,6 +204,9 @@ dpsgd_solution solve_dpsgd(const dpsgd_config& c, const dpsgd_solve& what);
 
 /// Bu et al.'s Poisson CLT: q sqrt(T (e^{mu0^2} - 1)), mu0 = D/sigma. Not a bound.
 double clt_mu_poisson(double q, double mu0, std::int64_t steps);
+/// The same under replace-one, mu0 = (one record's bound)/sigma:
+/// 2 q sqrt(T sinh(mu0^2)) (formulas.md 9.3; 2 mu0 sqrt(T) at q = 1).
+double clt_mu_poisson_replace_one(double q, double mu0, std::int64_t steps);
 /// Bu et al.'s uniform (without replacement) CLT:
 /// sqrt(2) p sqrt(T (e^{mu0^2} Phi(1.5 mu0) + 3 Phi(-0.5 mu0) - 2)). Not a bound.
 double clt_mu_uniform(double p, double mu0, std::int64_t steps);

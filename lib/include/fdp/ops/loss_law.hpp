@@ -77,6 +77,24 @@ std::unique_ptr<loss_law> subsampled_laplace_law(double b, double d, double q);
 std::unique_ptr<loss_law> gaussian_mixture_law(double sigma, std::vector<double> shifts,
                                                std::vector<double> weights);
 
+/// Two mixtures: P = sum_j v_j N(b_j, sigma^2) with shifts b_j <= 0, Q =
+/// sum_i w_i N(c_i, sigma^2) with c_i >= 0 (one > 0); weights as above. The
+/// loss increases in x (each Q term grows, each P term shrinks). Serves the
+/// Poisson-subsampled Gaussian under replace-one neighbours: P = (1-q) N(0)
+/// + q N(-d), Q = (1-q) N(0) + q N(d) (symmetric: mirror images).
+std::unique_ptr<loss_law> gaussian_mixture_pair_law(double sigma, std::vector<double> p_shifts,
+                                                    std::vector<double> p_weights,
+                                                    std::vector<double> q_shifts,
+                                                    std::vector<double> q_weights);
+
+/// The maximum of b coordinates Y_j = Z_j + s_j, Z_j iid N(0, sigma^2): P
+/// with no shift, Q with (probability rho) one coordinate shifted by 1. A
+/// one-dimensional test statistic of an epoch of shuffled DP-SGD steps in
+/// which one record's gradient (norm 1, all others 0) lands in one step:
+/// composing its law lower-bounds the epsilon of the shuffled mechanism
+/// (post-processing can only hide leakage). Asymmetric.
+std::unique_ptr<loss_law> max_shift_law(double sigma, double b, double rho);
+
 /// A law given by finitely many atoms (any losses) plus infinite masses.
 std::unique_ptr<loss_law> discrete_law(std::vector<loss_atom> atoms, double p_neg_inf,
                                        double q_pos_inf, bool symmetric, std::string name);

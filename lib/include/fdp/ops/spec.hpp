@@ -41,10 +41,20 @@ struct spec {
   double number_or(const std::string& key, double dflt, double lo, double hi, bool lo_open = false,
                    bool hi_open = false) const;
   const std::string& string(const std::string& key) const;
+  /// The kind's choice key: the word given (one of the table's) or its
+  /// default. Throws naming the spec, the key and the allowed words.
+  const std::string& choice(const std::string& key) const;
   bool has(const std::string& key) const { return params.count(key) > 0; }
   /// The table's entry for `name` (throws for an unknown name).
   const spec_kind& kind() const;
 };
+
+/// What a spec is accounted under that its numbers do not show: the words
+/// of its kind's choice keys, defaults included (for the subsampled kinds,
+/// "neighbours" and "sampling"), as (key, word) in the table's order. Empty
+/// for kinds without them (their sensitivity is the largest change between
+/// neighbours, whatever the relation).
+std::vector<std::pair<std::string, std::string>> spec_assumptions(const spec& s);
 
 /// Parses a spec and validates it against the table (name, keys, values;
 /// a curve's file is read when used).

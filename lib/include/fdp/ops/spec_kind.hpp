@@ -43,7 +43,7 @@ inline constexpr value_range kRate{0.0, 1.0, true, false};            ///< (0, 1
 /// One key of a kind. Every kind also takes times=N (1 <= N <= 1e12), which
 /// the parser handles.
 struct spec_key {
-  enum class type { number, integer, text };
+  enum class type { number, integer, text, choice };
   std::string name;
   type kind = type::number;
   value_range range;  ///< numbers and integers
@@ -54,7 +54,12 @@ struct spec_key {
   std::string group;
   std::string metavar;  ///< placeholder in usage lines, e.g. "B"
   std::string doc;      ///< one line: meaning, unit, relation to its alternatives
-  bool required() const { return !default_value && group.empty(); }
+  /// A choice key: its allowed words and the one used when it is absent.
+  std::vector<std::string> choices;
+  std::string default_choice;
+  bool required() const {
+    return kind == type::choice ? default_choice.empty() : !default_value && group.empty();
+  }
 };
 
 spec_key required_key(std::string name, std::string metavar, value_range r, std::string doc);
@@ -67,6 +72,10 @@ spec_key integer_key(std::string name, std::string metavar, double dflt, double 
                      std::string doc);
 /// A required text key (a file name).
 spec_key text_key(std::string name, std::string metavar, std::string doc);
+/// A key taking one of a few words, with a default (e.g. the neighbour
+/// relation a subsampled mechanism is accounted under).
+spec_key choice_key(std::string name, std::vector<std::string> choices, std::string dflt,
+                    std::string doc);
 
 /// The Renyi-DP curve of one application at the asked orders (Mironov 2017),
 /// or why there is none.

@@ -1,8 +1,31 @@
-// Spec kind "subsampled-gaussian": the Gaussian mechanism (noise sigma,
-// sensitivity S) on a Poisson subsample of rate q, add/remove neighbours:
-// P = N(0, sigma^2), Q = (1 - q) N(0, sigma^2) + q N(S, sigma^2) (DP-SGD's
-// step; Koskela, Jalko & Honkela 2020; Zhu, Dong & Wang 2022). No closed form
-// for q < 1: the composition is the PLD engine's.
+// Spec kind "subsampled-gaussian": the Gaussian mechanism (noise sigma) on a
+// Poisson subsample of rate q, one record contributing at most S (l2) to
+// the released sum: DP-SGD's step. The dominating pair by neighbour relation:
+//  * add-remove: P = N(0, sigma^2), Q = (1 - q) N(0, sigma^2) + q N(S, sigma^2)
+//    and the reverse order (Koskela, Jalko & Honkela 2020; Zhu, Dong & Wang
+//    2022): the other records' sum is common to both datasets and independent
+//    of the noise (post-processing), and along the record's contribution u,
+//    |u| <= S, the pair for |u| = S dominates.
+//  * zero-out (replace-special; Kairouz et al. 2021, dp_accounting's
+//    REPLACE_SPECIAL): the record is replaced by one that contributes 0, which
+//    moves the sum exactly as removing it: the same pair, both orders.
+//  * replace-one: the record's contribution u becomes u', both of norm <= S:
+//    P = (1-q) N(0, sigma^2) + q N(-S, sigma^2), Q = (1-q) N(0, sigma^2) +
+//    q N(S, sigma^2) (mirror images, so one order; dp_accounting's REPLACE_ONE
+//    pair). Why it dominates (for every neighbouring pair, every step, so
+//    it composes adaptively): the others' sum is common and independent of
+//    the record's coin, so the step is at least as private as (1-q) N(0) +
+//    q N(u) against (1-q) N(0) + q N(u'), |u|, |u'| <= S in R^d. For u' = -u
+//    the map y -> (y/S) u + sqrt(1 - |u|^2/S^2) Z_perp carries the 1-D pair
+//    onto it (post-processing). For any u, u' the pair is proven dominating
+//    by Lebeda, Regehr, Kamath & Steinke (SaTML 2025, "Avoiding pitfalls for
+//    privacy accounting of subsampled mechanisms under composition", Prop.
+//    13, as cited in Google's PLD notes) and, as one insertion plus one
+//    deletion, by Schuchardt, Stoian, Kosmala & Guennemann (NeurIPS 2024,
+//    "Unified mechanism-specific amplification by subsampling", Thm 3.8);
+//    a numeric check in 2-D (150 random u, u', q, sigma) found no excess.
+//    At q = 1 it is G_{2S/sigma}.
+// No closed form for q < 1: the composition is the PLD engine's.
 #include <cmath>
 #include <limits>
 
@@ -11,13 +34,24 @@
 namespace fdp {
 namespace {
 
+using kinds::neighbours;
+
 struct params {
   double sigma, q, d;
   int group;  // K: the examples one user contributes (user-level accounting)
+  neighbours rel;
 };
 params params_of(const spec& s) {
   return {s.number("sigma"), s.number("q"), s.number("sensitivity"),
-          static_cast<int>(s.number("group"))};
+          static_cast<int>(s.number("group")), kinds::neighbours_of(s)};
+}
+
+bool replace_one(const params& p) { return p.rel == neighbours::replace_one; }
+
+// Replace-one: (1-q) N(0) + q N(-d) against (1-q) N(0) + q N(d), noise sigma.
+std::shared_ptr<const loss_law> replace_one_law(double sigma, double d, double q) {
+  if (q == 1.0) return make_law(gaussian(2.0 * d / sigma));
+  return gaussian_mixture_pair_law(sigma, {0.0, -d}, {1.0 - q, q}, {0.0, d}, {1.0 - q, q});
 }
 
 // User-level DP-SGD: a user's K examples each enter a Poisson batch with
@@ -42,8 +76,31 @@ std::shared_ptr<const loss_law> group_law(const params& p) {
   return gaussian_mixture_law(p.sigma, std::move(shifts), std::move(weights));
 }
 
+// The hooks below have formulas for one example per user only.
+void require_one_example(const params& p, const spec& s, const char* what) {
+  if (p.group > 1)
+    throw std::invalid_argument("spec '" + s.text + "': " + what +
+                                " is available for group = 1 only (the compositions are)");
+}
+
+compose_term replace_one_term(const spec& s, const params& p) {
+  if (p.group > 1)
+    throw std::invalid_argument("spec '" + s.text +
+                                "': group > 1 is accounted under add-remove or zero-out "
+                                "neighbours only (no replace-one pair for a user's K examples)");
+  compose_term t;
+  t.law = replace_one_law(p.sigma, p.d, p.q);
+  if (p.q == 1.0) t.closed = tradeoff(gaussian(2.0 * p.d / p.sigma));
+  // the pair mixes, with one coin, (N(0), N(0)) and (N(-d), N(d)), whose
+  // curves lie above G_{2d/sigma}: so does the mixture's (revealing the coin
+  // only helps a test)
+  t.gdp_cap = 2.0 * p.d / p.sigma;
+  return t;
+}
+
 compose_term term(const spec& s) {
   const params p = params_of(s);
+  if (replace_one(p)) return replace_one_term(s, p);
   compose_term t;
   if (p.group > 1 && p.q < 1.0) {
     t.law = group_law(p);
@@ -60,17 +117,12 @@ compose_term term(const spec& s) {
   return t;
 }
 
-// The hooks below have formulas for one example per user only.
-void require_one_example(const params& p, const spec& s, const char* what) {
-  if (p.group > 1)
-    throw std::invalid_argument("spec '" + s.text + "': " + what +
-                                " is available for group = 1 only (the compositions are)");
-}
-
 // Mironov, Talwar & Zhang 2019, Sec. 3.3: integer orders only.
 rdp_curve rdp(const spec& s, const std::vector<double>& orders) {
   const params p = params_of(s);
   if (p.group > 1) return {{}, 0.0, "no RDP formula for group > 1 (fdp composes its PLD)"};
+  if (replace_one(p))
+    return {{}, 0.0, "no RDP formula for replace-one neighbours (fdp composes its PLD)"};
   const double inf = std::numeric_limits<double>::infinity();
   return {kinds::at_orders(orders,
                            [&](double a) {
@@ -82,12 +134,17 @@ rdp_curve rdp(const spec& s, const std::vector<double>& orders) {
           {}};
 }
 
-// Bu, Dong, Long & Su 2020's limit: as G_m with m^2 = q^2 (e^{(S/sigma)^2} - 1).
+// Bu, Dong, Long & Su 2020's limit: as G_m with m^2 = q^2 (e^{(S/sigma)^2} - 1),
+// the variance under N(0) of the loss to first order in q, q (e^{u(x)} - 1)
+// with u the log-density ratio of N(S) to N(0). Under replace-one the loss is
+// to first order q (e^{u(x)} - e^{u(-x)}), and with E e^{2u} = e^{mu0^2},
+// u(x) + u(-x) = -mu0^2: m^2 = 2 q^2 (e^{mu0^2} - e^{-mu0^2}) (at q = 1: G_{2 mu0}).
 clt_moments clt(const spec& s) {
   const params p = params_of(s);
   if (p.group > 1) return {0.0, 0.0, "no CLT formula for group > 1"};
-  const double mu0 = p.d / p.sigma;
-  const double m2 = p.q < 1 ? p.q * p.q * std::expm1(mu0 * mu0) : mu0 * mu0;
+  const double mu0 = p.d / p.sigma, m0 = mu0 * mu0;
+  double m2 = p.q < 1 ? p.q * p.q * std::expm1(m0) : m0;
+  if (replace_one(p)) m2 = p.q < 1 ? 4.0 * p.q * p.q * std::sinh(m0) : 4.0 * m0;
   return {0.5 * m2, m2, {}};
 }
 
@@ -95,19 +152,32 @@ clt_moments clt(const spec& s) {
 loss_cumulants edgeworth(const spec& s) {
   const params p = params_of(s);
   require_one_example(p, s, "the Edgeworth expansion");
+  if (replace_one(p))
+    throw std::invalid_argument("spec '" + s.text +
+                                "': no Edgeworth cumulants under replace-one neighbours");
   return subsampled_gaussian_loss_cumulants(p.sigma / p.d, p.q);
 }
 
 ledger_form ledger(const spec& s, const kinds::stored_points*) {
   (void)make_term(s);  // (validates every parameter the way compose does)
   const params p = params_of(s);
+  if (replace_one(p)) {
+    const double sr = p.sigma / p.d;
+    if (p.q == 1.0) return kinds::gaussian_ledger_of(2.0 / sr);
+    ledger_form f;
+    f.key_name = "subsampled-gaussian-replace-one";
+    f.key_values = {{"s", sr}, {"q", p.q}};
+    f.law = replace_one_law(sr, 1.0, p.q);
+    return f;
+  }
+  // (zero-out: the add-remove pair, the same record)
   const double sr = p.sigma / (p.d * (p.q == 1.0 ? p.group : 1));
   if (p.q == 1.0) return kinds::gaussian_ledger_of(1.0 / sr);
   ledger_form f;
   if (p.group > 1) {
     f.key_name = "subsampled-gaussian-group";
     f.key_values = {{"s", sr}, {"q", p.q}, {"group", static_cast<double>(p.group)}};
-    f.law = group_law({sr, p.q, 1.0, p.group});
+    f.law = group_law({sr, p.q, 1.0, p.group, p.rel});
     return f;
   }
   f.key_name = "subsampled-gaussian";
@@ -116,14 +186,21 @@ ledger_form ledger(const spec& s, const kinds::stored_points*) {
   return f;
 }
 
-// Starts: sigma from Bu et al.'s CLT limit (m^2 = q^2 T (e^{1/s^2} - 1) = mu^2),
-// q from the same solved for q.
+bool probe_replaces(const spec& probe) {
+  auto it = probe.params.find("neighbours");
+  return it != probe.params.end() && it->second == "replace-one";
+}
+
+// Starts: sigma from Bu et al.'s CLT limit (m^2 = q^2 T (e^{1/s^2} - 1) = mu^2;
+// replace-one: 4 q^2 T sinh(1/s^2) = mu^2), q from the same solved for q.
 double start_sigma(const spec& probe, double mu) {
   const double T = static_cast<double>(probe.times);
   const double sens = kinds::probe_number(probe, "sensitivity", 1.0),
                q = kinds::probe_number(probe, "q", 1.0);
+  const bool ro = probe_replaces(probe);
+  if (q < 1 && ro) return sens / std::sqrt(std::asinh(mu * mu / (4.0 * q * q * T)));
   if (q < 1) return sens / std::sqrt(std::log1p(mu * mu / (q * q * T)));
-  return sens * std::sqrt(T) / mu;
+  return (ro ? 2.0 : 1.0) * sens * std::sqrt(T) / mu;
 }
 
 double start_q(const spec& probe, double mu) {
@@ -151,14 +228,18 @@ std::vector<calibration_param> calibration() {
 spec_kind spec_kind_subsampled_gaussian() {
   spec_kind k;
   k.name = "subsampled-gaussian";
-  k.doc = "Gaussian mechanism under Poisson subsampling with rate q, add/remove neighbours";
+  k.doc = "Gaussian mechanism under Poisson subsampling with rate q (DP-SGD's step)";
   k.example = "subsampled-gaussian:sigma=1.1,q=0.01,times=1000";
   k.keys = {required_key("sigma", "SIGMA", kPositive, "noise standard deviation"),
             required_key("q", "Q", kRate, "Poisson sampling rate"),
-            optional_key("sensitivity", "S", 1.0, kPositive, "l2 sensitivity"),
+            optional_key("sensitivity", "S", 1.0, kPositive,
+                         "l2 bound on one record's contribution (its add/remove sensitivity; "
+                         "a replacement moves the sum by up to 2S)"),
             integer_key("group", "K", 1, 1, 1000,
                         "examples per user (user-level accounting: Binomial(K, q) of them "
-                        "in a batch)")};
+                        "in a batch)"),
+            kinds::neighbours_key(),
+            kinds::poisson_sampling_key()};
   k.term = term;
   k.rdp = rdp;
   k.clt = clt;

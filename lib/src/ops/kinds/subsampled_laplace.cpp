@@ -1,7 +1,11 @@
-// Spec kind "subsampled-laplace": the Laplace mechanism (scale b, sensitivity
-// S) on a Poisson subsample of rate q, add/remove neighbours:
-// P = Lap(0, b), Q = (1 - q) Lap(0, b) + q Lap(S, b). No closed form for
-// q < 1: the composition is the PLD engine's; RDP by upper sums over its law.
+// Spec kind "subsampled-laplace": the Laplace mechanism (scale b) on a
+// Poisson subsample of rate q, one record contributing at most S (l1):
+// P = Lap(0, b), Q = (1 - q) Lap(0, b) + q Lap(S, b) and the reverse order,
+// under add-remove neighbours and under zero-out ones (a record replaced by
+// one contributing 0 moves the sum as removing it does). Replace-one: at
+// q = 1 the Laplace mechanism with sensitivity 2S; below, no dominating pair
+// is implemented (dp_accounting refuses it too). No closed form for q < 1:
+// the composition is the PLD engine's; RDP by upper sums over its law.
 #include <cmath>
 
 #include "ops/kind_support.hpp"
@@ -12,7 +16,20 @@ namespace {
 struct params {
   double b, q, d;
 };
-params params_of(const spec& s) { return {s.number("b"), s.number("q"), s.number("sensitivity")}; }
+
+// Replace-one as the Laplace mechanism of sensitivity 2S (q = 1), or refused.
+params params_of(const spec& s) {
+  params p{s.number("b"), s.number("q"), s.number("sensitivity")};
+  if (kinds::neighbours_of(s) != kinds::neighbours::replace_one) return p;
+  if (p.q < 1.0)
+    throw std::invalid_argument(
+        "spec '" + s.text +
+        "': replace-one neighbours are accounted for q = 1 only (no dominating pair for the "
+        "Poisson-subsampled Laplace mechanism under replace-one is implemented); use "
+        "neighbours=add-remove or zero-out, or subsampled-gaussian");
+  p.d *= 2.0;
+  return p;
+}
 
 compose_term term(const spec& s) {
   const params p = params_of(s);
@@ -84,11 +101,13 @@ std::vector<calibration_param> calibration() {
 spec_kind spec_kind_subsampled_laplace() {
   spec_kind k;
   k.name = "subsampled-laplace";
-  k.doc = "Laplace mechanism under Poisson subsampling with rate q, add/remove neighbours";
+  k.doc = "Laplace mechanism under Poisson subsampling with rate q";
   k.example = "subsampled-laplace:b=2,q=0.02,times=100";
   k.keys = {required_key("b", "B", kPositive, "noise scale"),
             required_key("q", "Q", kRate, "Poisson sampling rate"),
-            optional_key("sensitivity", "S", 1.0, kPositive, "l1 sensitivity")};
+            optional_key("sensitivity", "S", 1.0, kPositive,
+                         "l1 bound on one record's contribution (its add/remove sensitivity)"),
+            kinds::neighbours_key(), kinds::poisson_sampling_key()};
   k.term = term;
   k.edgeworth = edgeworth;
   k.calibration = calibration();
