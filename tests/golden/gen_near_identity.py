@@ -195,11 +195,14 @@ CASES = [  # sigma, q, n, delta, an epsilon above the answer, amp and x_div (log
     (0.5, 1e-6, 10_000_000, 1e-9, 2.0, 1e-15, 16),
 ]
 # Not in the table yet: sigma = 0.3, q = 1e-9, n = 10^7 at delta = 1e-5
-# (CASE_Q1E9). There this quadrature is not trusted: it put delta(0.4)
-# above 1e-5, against fdp's certified epsilon <= 0.3305 and a hit-count
-# estimate of delta(0.33) ~ 1e-7 (one hit, 0.01 of the time, with a loss
-# above 0.33 needs Z > 19.8, 4.3 sd). Its composed loss has a bulk ~1e-4
-# wide (u up to ~1e5) under rare losses up to ~3; to be found.
+# (CASE_Q1E9). There this quadrature is not trusted: its delta(eps) is not
+# monotone (remove order: 1.9e-5, 7.7e-6, 6.2e-6, 1.3e-4, 1.5e-2 at eps =
+# 0.002, 0.005, 0.01, 0.05, 0.33), an error growing with eps, against
+# fdp's certified epsilon <= 0.3305 and a hit-count estimate of
+# delta(0.33) ~ 1e-7 (one hit, 0.01 of the time, with a loss above 0.33
+# needs Z > 19.8, 4.3 sd). The small-eps values point at epsilon ~ 0.004.
+# Its composed loss has a bulk ~1e-4 wide (u up to ~8e4, 83,000 u nodes)
+# under rare losses up to ~3; the cause is to be found.
 CASE_Q1E9 = (0.3, 1e-9, 10_000_000, 1e-5, 0.4, 1e-7, 8)
 
 
