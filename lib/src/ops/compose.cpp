@@ -592,8 +592,10 @@ compose_options first_stage_options(const compose_term& t, std::int64_t k, std::
   o1.max_refinements = 0;
   o1.delta_at_eps.clear();  // (the queries are the second stage's)
   // the first stage is a sqrt(n)-fold: a grid beyond 2^20 points means the
-  // one-term resolution is too fine for staging to pay (the one-grid path
-  // then decides, or refuses)
+  // one-term resolution is too fine for staging to pay; the first stage
+  // is then coarsened to fit (compose_access::refine), which for such
+  // near-identity terms still beats one n-fold grid coarsened alike (whose
+  // FFT rounding is amplified n-fold, not sqrt(n)-fold)
   o1.max_grid = capped_grid(opt.max_grid, std::size_t(1) << 20);
   o1.outer_times = r * std::max<std::int64_t>(opt.outer_times, 1);
   // The second stage tilts the r-fold at its tuning delta d: the Chernoff
@@ -698,8 +700,9 @@ first_stage_result run_first_stage(const compose_term& t, std::int64_t k, std::i
 // as a second first stage it would repeat the discretization, the dearer
 // part for a continuous law (subsampled Gaussian x (10^6 + 3): 575 M
 // instructions with raw terms, 674 M with a second first stage). Throws
-// evaluation_error when the term cannot be staged.
-void stage_term(const compose_term& t, const std::vector<compose_term>& terms,
+// evaluation_error when the term cannot be staged; true when its first
+// stage had to be coarsened for the grid or memory limits.
+bool stage_term(const compose_term& t, const std::vector<compose_term>& terms,
                 const compose_options& opt, double step_scale, double h2,
                 std::vector<compose_term>& out) {
   const std::int64_t k = stage_split(t.times);
@@ -728,16 +731,18 @@ void stage_term(const compose_term& t, const std::vector<compose_term>& terms,
     if (r - rem > 0) out.push_back(polygons(*fr.c1, fr.lower[0], k, r - rem));
     if (rem > 0) out.push_back(polygons(*fr.c_plus, fr.lower[1], k + 1, rem));
   }
+  return fr.c1->grid_limited() == composition::grid_limit::coarsened;
 }
 
 // The terms with every long repetition replaced by its staged form. Stage
 // one is a single pass on the grid the k-fold's own one-grid composition
 // would start with, times step_scale; its accuracy budgets are shared among
 // all n terms (compose_options::outer_times). Nothing when no term stages
-// or one cannot be staged (then one grid as before).
+// or one cannot be staged (then one grid as before). coarse: set when a
+// first stage had to be coarsened.
 std::optional<std::vector<compose_term>> staged_terms(const std::vector<compose_term>& terms,
-                                                      const compose_options& opt,
-                                                      double step_scale) {
+                                                      const compose_options& opt, double step_scale,
+                                                      bool& coarse) {
   if (std::none_of(terms.begin(), terms.end(),
                    [&](const compose_term& t) { return stages(t, opt); })) {
     return std::nullopt;
@@ -750,7 +755,7 @@ std::optional<std::vector<compose_term>> staged_terms(const std::vector<compose_
       continue;
     }
     try {
-      stage_term(t, terms, opt, step_scale, h2, out);
+      coarse = stage_term(t, terms, opt, step_scale, h2, out) || coarse;
     } catch (const evaluation_error&) {
       return std::nullopt;  // not representable in stages: one grid as before
     }
@@ -838,7 +843,8 @@ std::optional<composition> compose_staged(const std::vector<compose_term>& terms
   double best_w = kInf, scale = 1.0;
   const bool unbounded = unbounded_losses(terms);  // (decided on the terms as given)
   for (int pass = 0; pass <= opt.max_refinements; ++pass) {
-    auto st = staged_terms(terms, opt, scale);
+    bool coarse = false;
+    auto st = staged_terms(terms, opt, scale, coarse);
     if (!st) break;
     std::optional<composition> cs;
     try {
@@ -846,6 +852,11 @@ std::optional<composition> compose_staged(const std::vector<compose_term>& terms
       // near-identity terms whose polygons span far more than their spread)
       compose_options o2 = opt;
       o2.max_grid = capped_grid(opt.max_grid, std::size_t(1) << 22);
+      // A coarsened first stage's polygon gap sets the width: neither a
+      // finer second stage nor another pass (its step is the limit's, not
+      // the scale's) narrows it (P7: a second-stage refinement and a second
+      // pass tripled the time and left [0.141, 1.498]).
+      if (coarse) o2.max_refinements = 0;
       cs = compose_terms(*st, o2);
     } catch (const evaluation_error&) {
       break;  // keep the best so far, or fall back to one grid
@@ -855,7 +866,7 @@ std::optional<composition> compose_staged(const std::vector<compose_term>& terms
     const double w = answer_width(c, opt, delta_hint);
     const bool better = w < best_w;
     if (better) best = std::move(c), best_w = w;
-    if (w <= opt.tolerance || !better) break;
+    if (w <= opt.tolerance || !better || coarse) break;
     scale *= std::clamp(0.8 * std::sqrt(opt.tolerance / w), 0.1, 0.7);
   }
   return best;
@@ -1188,8 +1199,14 @@ composition compose_access::refine(const grid_plan& plan, const compose_options&
           r.grid_limit_ = composition::grid_limit::refinement_stopped;
         break;  // the finer grid does not fit: keep the previous bracket
       }
-      if (fs) throw;
       step_back_from_limit(plan, opt, e, h, st);
+      // A first stage may coarsen too: its polygons are certified at any
+      // step, only further apart (P7 of the perf scenarios, a 10^7-fold
+      // subsampled Gaussian with q = 1e-6, whose one-term resolution needs
+      // 6e6 points: [0.114, 3.108] on one coarsened grid, [0.141, 1.498]
+      // staged). Without a window it hands on nothing the second stage can
+      // use: the caller then composes on one grid.
+      if (fs && st.windowless) throw;
       --ref;
       continue;
     } catch (const evaluation_error&) {
