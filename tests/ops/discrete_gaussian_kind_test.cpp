@@ -31,20 +31,14 @@ void expect_contains(const interval& b, real truth, const std::string& what) {
 }
 
 TEST(DiscreteGaussianKind, GoldenCompositions) {
-  const auto table = test::load_golden("discrete_gaussian.csv");
-  const std::size_t cs = table.column("spec"), cq = table.column("query"), ca = table.column("arg"),
-                    cv = table.column("value");
-  ASSERT_GE(table.rows.size(), 10u);
-  for (const auto& row : table.rows) {
-    std::string text = row[cs];
-    std::replace(text.begin(), text.end(), ';', ',');
-    const double arg = test::to_double(row[ca]);
-    const real truth = std::strtold(row[cv].c_str(), nullptr);
-    const interval b = test::query_bracket(text, row[cq], arg);
-    expect_contains(b, truth, text + " " + row[cq] + " at " + row[ca]);
+  const auto rows = test::golden_queries("discrete_gaussian.csv");
+  ASSERT_GE(rows.size(), 10u);
+  for (const auto& r : rows) {
+    const interval b = test::query_bracket(r.spec, r.query, r.arg);
+    expect_contains(b, r.value, r.what());
     // (the default tolerance, 0.3%, on what was asked)
-    EXPECT_LE(b.upper - b.lower, 3e-3 * b.upper) << text << " " << row[cq] << " at " << row[ca]
-                                                 << ": [" << b.lower << ", " << b.upper << "]";
+    EXPECT_LE(b.upper - b.lower, 3e-3 * b.upper)
+        << r.what() << ": [" << b.lower << ", " << b.upper << "]";
   }
 }
 

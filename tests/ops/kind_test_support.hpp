@@ -5,11 +5,14 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "../golden/golden_csv.hpp"
 #include "fdp/ops/compose_queries.hpp"
 #include "fdp/ops/spec.hpp"
 
@@ -48,6 +51,33 @@ inline interval query_bracket(const std::string& spec_text, const std::string& q
       {parse_spec(spec_text)}, {}, eps_query ? std::vector<double>{arg} : std::vector<double>{},
       eps_query ? std::vector<double>{} : std::vector<double>{arg});
   return eps_query ? q.for_epsilons.epsilon(arg) : q.delta_source().delta(arg);
+}
+
+/// One row of a spec-kind golden table (columns spec, query, arg, value).
+struct golden_query {
+  std::string spec;   ///< with ',' and ';' restored (the CSV writes ';' and '_')
+  std::string query;  ///< "eps" (arg = delta) or "delta" (arg = eps)
+  std::string arg_text;
+  double arg;
+  long double value;  ///< the truth, read to long double
+  std::string what() const { return spec + " " + query + " at " + arg_text; }
+};
+
+/// The rows of tests/golden/<file>: in spec texts ';' stands for ',' and
+/// '_' for ';' (commas separate the CSV's columns).
+inline std::vector<golden_query> golden_queries(const std::string& file) {
+  const auto table = load_golden(file);
+  const std::size_t cs = table.column("spec"), cq = table.column("query"), ca = table.column("arg"),
+                    cv = table.column("value");
+  std::vector<golden_query> out;
+  for (const auto& row : table.rows) {
+    std::string text = row[cs];
+    std::replace(text.begin(), text.end(), ';', ',');
+    std::replace(text.begin(), text.end(), '_', ';');
+    out.push_back(
+        {text, row[cq], row[ca], to_double(row[ca]), std::strtold(row[cv].c_str(), nullptr)});
+  }
+  return out;
 }
 
 }  // namespace fdp::test

@@ -28,19 +28,13 @@ namespace fdp {
 namespace {
 
 TEST(Neighbours, ReplaceOneGoldenValues) {
-  const auto table = test::load_golden("replace_one.csv");
-  const std::size_t cs = table.column("spec"), cq = table.column("query"), ca = table.column("arg"),
-                    cv = table.column("value");
-  ASSERT_GE(table.rows.size(), 8u);
-  for (const auto& row : table.rows) {
-    std::string text = row[cs];
-    std::replace(text.begin(), text.end(), ';', ',');
-    const double arg = test::to_double(row[ca]), truth = test::to_double(row[cv]);
-    const interval b = test::query_bracket(text, row[cq], arg);
-    const std::string what = text + " " + row[cq] + " at " + row[ca];
-    test::expect_contains(b, truth, what, 1e-9, 0.0);  // (the truth to >= 10 digits)
+  const auto rows = test::golden_queries("replace_one.csv");
+  ASSERT_GE(rows.size(), 8u);
+  for (const auto& r : rows) {
+    const interval b = test::query_bracket(r.spec, r.query, r.arg);
+    test::expect_contains(b, r.value, r.what(), 1e-9, 0.0);  // (the truth to >= 10 digits)
     EXPECT_LE(b.upper - b.lower, 3e-3 * b.upper)
-        << what << ": [" << b.lower << ", " << b.upper << "]";
+        << r.what() << ": [" << b.lower << ", " << b.upper << "]";
   }
 }
 
