@@ -124,7 +124,7 @@ def dpsgd(*, sigma: float, q: float, steps: int, delta=1e-5,
     """The certified budget of ``steps`` DP-SGD steps (as ``fdp dpsgd``).
 
     delta: one value or several. sampling: "poisson", "without-replacement" or
-    "shuffle" (a certified lower bound only: see DpsgdReport);
+    "shuffle" or "balls-in-bins" (a certified lower bound only: see DpsgdReport);
     neighbours: "add-remove", "zero-out" or "replace-one" (sensitivity 0: the relation's
     default, 1 or 2). ``phases``: further (q, sigma, steps) stretches run
     after the first, all composed. Combinations without a sound analysis

@@ -91,8 +91,8 @@ TEST(Dpsgd, RefusesWhatItCannotCertify) {
   EXPECT_THROW(account_dpsgd(c), std::invalid_argument);
   c.neighbours = neighbour_relation::zero_out;
   EXPECT_THROW(account_dpsgd(c), std::invalid_argument);
-  for (auto s :
-       {sampling_scheme::shuffle, sampling_scheme::poisson, sampling_scheme::without_replacement})
+  for (auto s : {sampling_scheme::shuffle, sampling_scheme::poisson,
+                 sampling_scheme::without_replacement, sampling_scheme::balls_in_bins})
     for (auto n : {neighbour_relation::add_remove, neighbour_relation::zero_out,
                    neighbour_relation::replace_one}) {
       const bool ok =
@@ -149,6 +149,12 @@ TEST(Dpsgd, ShuffleGivesALowerBoundOnly) {
   const dpsgd_report s = account_dpsgd(c);
   EXPECT_GT(s.epsilon.lower, 0.0);
   EXPECT_LT(s.epsilon.lower, s.poisson_epsilons[0].upper);
+  // balls-in-bins: on the bound's input an epoch is the same pair
+  c.sampling = sampling_scheme::balls_in_bins;
+  const dpsgd_report bins = account_dpsgd(c);
+  EXPECT_EQ(bins.epsilon.lower, s.epsilon.lower);
+  EXPECT_FALSE(bins.upper_certified);
+  EXPECT_EQ(parse_sampling("balls-in-bins"), sampling_scheme::balls_in_bins);
 }
 
 TEST(Dpsgd, WithoutReplacementRoute) {

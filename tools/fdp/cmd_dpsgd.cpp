@@ -217,7 +217,7 @@ FDP_REGISTER_COMMAND(command{
     "usage: fdp dpsgd (--sigma S | --eps E [--solve sigma|steps|epochs|batch-size]) --delta D...\n"
     "                 (--steps T | --epochs E --dataset-size N --batch-size B | --q Q ...)\n"
     "                 [--steps-per-epoch ceil|floor|total|K] [--phase SPEC]...\n"
-    "                 [--sampling poisson|without-replacement|shuffle]\n"
+    "                 [--sampling poisson|without-replacement|shuffle|balls-in-bins]\n"
     "                 [--neighbours add-remove|zero-out|replace-one] [--sensitivity D]\n"
     "                 [--tolerance T]\n"
     "                 [--mu-above A] [--mu] [--json]\n\n"
@@ -250,7 +250,8 @@ FDP_REGISTER_COMMAND(command{
     "    Thm 4.2) composed T times; the bracket is on that guarantee.\n"
     "  shuffle: NO certified upper bound; a certified LOWER bound (the max over each\n"
     "    epoch's steps on the input where one gradient has norm C and the others 0),\n"
-    "    beside the Poisson number of the same run, labelled as another sampler's.\n"
+    "    beside the Poisson number of the same run, labelled as another sampler's;\n"
+    "  balls-in-bins (each record in one uniformly chosen step per epoch): the same.\n"
     "Refused, with the reason: without-replacement + add-remove or zero-out.\n"
     "--sensitivity is the largest change of the clipped sum between neighbours, in units\n"
     "of C (default 1 for add-remove and zero-out, 2 for replace-one).\n\n"
@@ -285,7 +286,7 @@ FDP_REGISTER_COMMAND(command{
      {"delta", true, true, "delta (repeatable)"},
      {"eps", true, false, "target epsilon: solve for a parameter"},
      {"solve", true, false, "sigma|steps|epochs|batch-size"},
-     {"sampling", true, false, "poisson|without-replacement|shuffle"},
+     {"sampling", true, false, "poisson|without-replacement|shuffle|balls-in-bins"},
      {"neighbours", true, false, "add-remove|zero-out|replace-one"},
      {"sensitivity", true, false, "sensitivity in units of the clip norm"},
      {"tolerance", true, false, "relative bracket width"},

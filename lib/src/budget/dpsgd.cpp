@@ -35,8 +35,10 @@ sampling_scheme parse_sampling(const std::string& s) {
   if (s == "poisson") return sampling_scheme::poisson;
   if (s == "without-replacement" || s == "fixed-size") return sampling_scheme::without_replacement;
   if (s == "shuffle") return sampling_scheme::shuffle;
+  if (s == "balls-in-bins") return sampling_scheme::balls_in_bins;
   throw std::invalid_argument("--sampling '" + s +
-                              "' must be one of poisson, without-replacement, shuffle");
+                              "' must be one of poisson, without-replacement, shuffle, "
+                              "balls-in-bins");
 }
 
 neighbour_relation parse_neighbours(const std::string& s) {
@@ -55,6 +57,8 @@ std::string to_string(sampling_scheme s) {
       return "without-replacement";
     case sampling_scheme::shuffle:
       return "shuffle";
+    case sampling_scheme::balls_in_bins:
+      return "balls-in-bins";
   }
   return "?";
 }
@@ -274,10 +278,11 @@ void account_fixed_size(const dpsgd_config& c, const std::vector<dpsgd_phase>& p
       "(Bu, Dong, Long & Su 2020)";
 }
 
-// Shuffled batches: a certified LOWER bound (dpsgd.hpp), one max-statistic
+// Shuffled or balls-in-bins batches: a certified LOWER bound (dpsgd.hpp), one max-statistic
 // law per whole epoch of each phase; and the Poisson accounting of the same
 // run beside it, for contrast.
-void account_shuffle(const dpsgd_config& c, const std::vector<dpsgd_phase>& ps, dpsgd_report& r) {
+void account_one_step_per_epoch(const dpsgd_config& c, const std::vector<dpsgd_phase>& ps,
+                                dpsgd_report& r) {
   // the record's shift, in units of the noise's C: its whole bound
   const double shift =
       c.neighbours == neighbour_relation::replace_one ? 0.5 * r.sensitivity : r.sensitivity;
@@ -310,14 +315,19 @@ void account_shuffle(const dpsgd_config& c, const std::vector<dpsgd_phase>& ps, 
   r.poisson_epsilons = {pr.epsilon};
   r.poisson_epsilons.insert(r.poisson_epsilons.end(), pr.more_epsilons.begin(),
                             pr.more_epsilons.end());
-  r.route =
-      "shuffled batches (each record in one step per epoch): NO certified upper bound (no "
-      "amplification theorem fdp can apply is proven for shuffling); certified LOWER bound "
-      "from the maximum over each epoch's steps on the input where one record's gradient "
-      "has norm D and all others 0 (Chua et al. 2024), whole epochs only: " +
-      epochs_text;
+  const bool bins = c.sampling == sampling_scheme::balls_in_bins;
+  r.route = std::string(bins ? "balls-in-bins batches (each record in one uniformly chosen step "
+                               "per epoch): NO certified upper bound (none is implemented); "
+                             : "shuffled batches (each record in one step per epoch): NO "
+                               "certified upper bound (no amplification theorem fdp can apply "
+                               "is proven for shuffling); ") +
+            "certified LOWER bound from the maximum over each epoch's steps on the input where "
+            "one record's gradient has norm D and all others 0 (Chua et al. 2024), whole epochs "
+            "only: " +
+            epochs_text;
   r.clt_mu = std::numeric_limits<double>::quiet_NaN();
-  r.clt_formula = "no CLT estimate for shuffled batches";
+  r.clt_formula =
+      std::string("no CLT estimate for ") + (bins ? "balls-in-bins" : "shuffled") + " batches";
 }
 
 }  // namespace
@@ -351,8 +361,8 @@ dpsgd_report account_dpsgd(const dpsgd_config& c) {
   const std::vector<dpsgd_phase> ps = dpsgd_phases(c);
   if (c.sampling == sampling_scheme::poisson)
     account_poisson(c, ps, r);
-  else if (c.sampling == sampling_scheme::shuffle)
-    account_shuffle(c, ps, r);
+  else if (c.sampling == sampling_scheme::shuffle || c.sampling == sampling_scheme::balls_in_bins)
+    account_one_step_per_epoch(c, ps, r);
   else
     account_fixed_size(c, ps, r);
   r.clt_epsilon = std::isnan(r.clt_mu) ? r.clt_mu : gdp_eps(r.clt_mu, c.delta);

@@ -53,6 +53,12 @@
 //    and a smaller chance rho only mixes P into Q (T(P, (1-rho) P + rho Q) =
 //    (1-rho) Id + rho T(P, Q) falls as rho grows). Only whole epochs
 //    (floor(T / b)) count.
+//  * balls-in-bins (each record assigned to one uniformly chosen step of the
+//    epoch, independently: batch sizes vary; Chua, Ghazi, Harrison, Leeman,
+//    Kamath, Kumar, Manurangsi, Sinha & Zhang 2025, "Balls-and-bins sampling
+//    for DP-SGD"): on the same input an epoch is exactly the same pair (the
+//    record in one uniformly placed step), so the same lower bound holds; no
+//    upper bound is implemented.
 //
 // CLT estimate (NOT a bound). Poisson: mu_clt = q sqrt(T (e^{mu0^2} - 1)) with
 // mu0 = D/sigma (Bu, Dong, Long & Su 2020, "Deep learning with Gaussian
@@ -72,10 +78,11 @@
 
 namespace fdp {
 
-enum class sampling_scheme { poisson, without_replacement, shuffle };
+enum class sampling_scheme { poisson, without_replacement, shuffle, balls_in_bins };
 enum class neighbour_relation { add_remove, zero_out, replace_one };
 
-/// Parses "poisson" | "without-replacement" | "shuffle"; throws std::invalid_argument.
+/// Parses "poisson" | "without-replacement" (alias "fixed-size") | "shuffle" |
+/// "balls-in-bins"; throws std::invalid_argument.
 sampling_scheme parse_sampling(const std::string& s);
 /// Parses "add-remove" | "zero-out" | "replace-one"; throws std::invalid_argument.
 neighbour_relation parse_neighbours(const std::string& s);
