@@ -388,6 +388,26 @@ TEST(Accountant, RefusesOverBudgetWithTheNumbersAndRecordsNothing) {
   EXPECT_EQ(a.entries().size(), n);
 }
 
+// A mechanism no adaptive filter can count (no pure-DP, GDP, RDP or (eps,
+// delta) form: the replace-one subsampled Gaussian) is refused by an adaptive
+// ledger with the reason, whatever the budget; a plan ledger takes it.
+TEST(Accountant, AdaptiveLedgersNameWhatTheyCannotCount) {
+  const std::string s = "subsampled-gaussian:sigma=1.1,q=0.01,times=10,neighbours=replace-one";
+  accountant adaptive(100.0, 1e-5);
+  try {
+    adaptive.add(s);
+    FAIL() << "expected budget_exceeded";
+  } catch (const budget_exceeded& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("no form the adaptive filters count"), std::string::npos) << m;
+    EXPECT_NE(m.find("--mode plan"), std::string::npos) << m;
+  }
+  EXPECT_TRUE(adaptive.entries().empty());
+  accountant plan(100.0, 1e-5, plan_mode());
+  plan.add(s);
+  EXPECT_EQ(plan.entries().size(), 1u);
+}
+
 TEST(Accountant, MassAtInfiniteLossOverTheBudgetIsRefusedWithoutComposing) {
   // 1 - (1 - 1e-3)^10 of f_{0.5,1e-3} x 10 is at infinite loss: with a
   // budget delta below it no finite epsilon holds. 1e8 x f_{1,1e-5} would

@@ -125,6 +125,12 @@ filter_cost one_application_cost(const spec& s, const loss_law* law, bool gaussi
   return c;
 }
 
+// Some filter can count it (else no adaptive ledger can take it, whatever the budget).
+bool countable_adaptively(const filter_cost& c) {
+  return std::isfinite(c.pure_eps) || std::isfinite(c.mu2) || !c.rdp.empty() ||
+         std::isfinite(c.eps);
+}
+
 filter_cost times_cost(filter_cost c, std::int64_t times) {
   const double n = static_cast<double>(times);
   c.pure_eps *= n;
@@ -567,7 +573,12 @@ void accountant::add(const std::string& spec, const std::string& label) {
           std::isfinite(after.epsilon)
               ? "make the filter's epsilon " + detail::format_computed(after.epsilon) + " > " +
                     detail::format_value(eps_)
-              : std::string("leave no valid filter for this ledger's entries at its delta");
+          : countable_adaptively(p.cost)
+              ? std::string("leave no valid filter for this ledger's entries at its delta")
+              : std::string(
+                    "leave no valid filter: it has no form the adaptive filters count "
+                    "(pure DP, GDP, RDP or a stated (eps, delta)); a sequence fixed in "
+                    "advance can go in a plan ledger (ledger init --mode plan)");
       refuse(spec, how, after.epsilon);
     }
   }
