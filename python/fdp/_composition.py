@@ -58,9 +58,12 @@ class Composition:
         self.tolerance = float(tolerance)
         self._method = method
         self._max_memory = int(max_memory)
+        if method not in ("auto", "exact", "pld"):
+            raise ValueError(f"method = {method!r} must be one of auto, exact, pld")
+        for s in self.specs:
+            _fdp.parse_spec(s)  # a bad spec raises here; the grids are composed at the first query
         self._cache: dict = {}
         self._lock = threading.Lock()
-        self._at(DEFAULT_DELTA_HINT)  # composes now: bad specs raise here
 
     def _at(self, hint: float):
         with self._lock:

@@ -3,6 +3,7 @@
 #include <pybind11/stl.h>
 
 #include "bindings.hpp"
+#include "interruptible.hpp"
 #include "fdp/budget/calibrate.hpp"
 
 namespace fdp::python {
@@ -33,12 +34,8 @@ void bind_calibrate(py::module_& m) {
       "calibrate",
       [](const std::string& spec_text, const std::string& param, double target_eps, double delta,
          const std::vector<std::string>& others) {
-        calibration_result r;
-        {
-          py::gil_scoped_release release;
-          r = calibrate(spec_text, param, target_eps, delta, others);
-        }
-        return result_dict(r);
+        return result_dict(
+            interruptible([&] { return calibrate(spec_text, param, target_eps, delta, others); }));
       },
       py::arg("spec"), py::arg("param"), py::arg("target_eps"), py::arg("delta"),
       py::arg("others") = std::vector<std::string>{});

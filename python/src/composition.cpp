@@ -10,6 +10,7 @@
 
 #include "arrays.hpp"
 #include "bindings.hpp"
+#include "interruptible.hpp"
 #include "fdp/ops/compose.hpp"
 #include "fdp/ops/compose_queries.hpp"
 #include "fdp/ops/spec.hpp"
@@ -37,8 +38,7 @@ composition compose_texts(const std::vector<std::string>& texts, double toleranc
   o.tolerance = tolerance;
   o.delta_hint = delta_hint;
   o.max_memory = max_memory;
-  py::gil_scoped_release release;
-  return compose(specs, o);
+  return interruptible([&] { return compose(specs, o); });
 }
 
 // Compositions tuned for queries as fdp compose tunes them
@@ -55,8 +55,8 @@ std::pair<composition, composition> compose_queries(const std::vector<std::strin
   o.method = method_from(method);
   o.tolerance = tolerance;
   o.max_memory = max_memory;
-  py::gil_scoped_release release;
-  query_compositions q = compose_for_queries(specs, o, deltas, epsilons);
+  query_compositions q =
+      interruptible([&] { return compose_for_queries(specs, o, deltas, epsilons); });
   composition for_deltas = q.delta_source();
   return {std::move(q.for_epsilons), std::move(for_deltas)};
 }
@@ -88,16 +88,21 @@ void bind_queries(py::class_<composition>& cls) {
     return map_interval(e, [&c](double x) { return c.delta(x); });
   });
   // (one library call for the whole array: a sweep over the envelopes)
+  // (straight from the input array into the two output arrays, no copies:
+  // the input is a C-contiguous float64 array this call holds; as with any
+  // NumPy routine that releases the GIL, another thread writing to it
+  // meanwhile gets unspecified answers for the entries it touched)
   cls.def("beta_array", [](const composition& c, const in_array& a) {
-    const std::vector<double> alphas = copy_of(a);
-    std::vector<interval> r;
+    py::array_t<double> lo(shape_of(a)), hi(shape_of(a));
+    const double* alphas = a.data();
+    double* l = lo.mutable_data();
+    double* h = hi.mutable_data();
+    const auto n = static_cast<std::size_t>(a.size());
     {
       py::gil_scoped_release release;
-      r = c.beta(alphas);
+      c.beta(alphas, n, l, h);
     }
-    std::vector<double> lo(r.size()), hi(r.size());
-    for (std::size_t i = 0; i < r.size(); ++i) lo[i] = r[i].lower, hi[i] = r[i].upper;
-    return std::make_pair(array_from(lo, shape_of(a)), array_from(hi, shape_of(a)));
+    return std::make_pair(lo, hi);
   });
 }
 

@@ -6,6 +6,7 @@
 #include <tuple>
 
 #include "bindings.hpp"
+#include "interruptible.hpp"
 #include "fdp/budget/dpsgd.hpp"
 
 namespace fdp::python {
@@ -72,12 +73,7 @@ void bind_dpsgd(py::module_& m) {
          bool gdp_summary, double mu_above, const std::vector<phase_tuple>& later) {
         const dpsgd_config c = config_of(q, sigma, steps, deltas, sampling, neighbours, sensitivity,
                                          gdp_summary, mu_above, later);
-        dpsgd_report r;
-        {
-          py::gil_scoped_release release;
-          r = account_dpsgd(c);
-        }
-        return report_dict(c, r);
+        return report_dict(c, interruptible([&] { return account_dpsgd(c); }));
       },
       py::arg("q"), py::arg("sigma"), py::arg("steps"), py::arg("deltas"),
       py::arg("sampling") = "poisson", py::arg("neighbours") = "add-remove",
@@ -98,11 +94,7 @@ void bind_dpsgd(py::module_& m) {
         w.batch_size = batch_size;
         w.epochs = epochs;
         w.rule = parse_epoch_steps_rule(rule);
-        dpsgd_solution s;
-        {
-          py::gil_scoped_release release;
-          s = solve_dpsgd(c, w);
-        }
+        const dpsgd_solution s = interruptible([&] { return solve_dpsgd(c, w); });
         py::dict d = report_dict(s.config, s.report);
         d["value"] = s.calibration.value;
         d["certified_gap"] = s.calibration.certified_gap;

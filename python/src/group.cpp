@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "bindings.hpp"
+#include "interruptible.hpp"
 #include "fdp/ops/group.hpp"
 #include "fdp/ops/spec.hpp"
 
@@ -30,8 +31,7 @@ tradeoff_bracket group_texts(const std::vector<std::string>& texts, std::int64_t
   compose_options o;
   o.tolerance = tolerance;
   o.delta_hint = delta_hint;
-  py::gil_scoped_release release;
-  return group(specs, k, o);
+  return interruptible([&] { return group(specs, k, o); });
 }
 
 }  // namespace

@@ -18,6 +18,7 @@
 #include <mutex>
 #include <optional>
 
+#include "fdp/core/cancel.hpp"
 #include "fdp/core/error.hpp"
 #include "fdp/ops/convert.hpp"
 #include "ops/closed_form_bounds.hpp"
@@ -382,7 +383,11 @@ curve kfold_polygon(double eps, double keep, double delta, std::int64_t k) {
 // when fa throws); an exception of fb is rethrown first, then one of fa.
 template <class FA, class FB>
 std::pair<std::invoke_result_t<FA&>, std::invoke_result_t<FB&>> run_pair(FA&& fa, FB&& fb) {
-  auto fut = std::async(std::launch::async, std::ref(fb));
+  // (fb's thread polls the caller's cancel flag too: fdp/core/cancel.hpp)
+  auto fut = std::async(std::launch::async, [&fb, flag = current_cancel_flag()] {
+    cancel_scope scope(flag);
+    return fb();
+  });
   std::optional<std::invoke_result_t<FA&>> ra;
   std::exception_ptr err;
   try {
@@ -1052,6 +1057,7 @@ std::vector<oriented_result> compose_orientation(const grid_pass& gp,
   std::vector<oriented_result> r;
   const grid_plan& p = gp.plan;
   for (const auto* tv : gp.variants) {
+    throw_if_cancelled("compose");
     r.push_back({compose_grid(ptrs, *tv, use_p, p.tail, 0.0, gp.cap, gp.windowless, gp.opt.trace),
                  std::nullopt});
     // (the FFT error's share of a delta: at most its 2-norm times the root
@@ -1086,6 +1092,7 @@ std::vector<side_result> run_side(const grid_pass& gp, pld_side side, bool split
   const auto& terms = gp.plan.terms;
   std::vector<grid_pmf> g;
   for (std::size_t i = 0; i < terms.size(); ++i) {
+    throw_if_cancelled("compose");
     const bool use_opt = side == pld_side::optimistic && terms[i].law_opt;
     const loss_law& law = use_opt ? *terms[i].law_opt : *terms[i].law;
     const auto& cut = use_opt ? gp.plan.cuts_opt[i] : gp.plan.cuts[i];
@@ -1187,6 +1194,7 @@ composition compose_access::refine(const grid_plan& plan, const compose_options&
   refine_state st;
   st.target = plan.h0;
   for (int ref = 0;; ++ref) {
+    throw_if_cancelled("compose");
     const double h = plan.grid_h(st.target);
     if (ref > 0 && !finer_grid_fits(plan, opt, st, h, r)) break;
     std::optional<composition> next_also;
@@ -1893,21 +1901,38 @@ interval composition::beta(double alpha) const {
 }
 
 std::vector<interval> composition::beta(const std::vector<double>& alphas) const {
-  for (double a : alphas) detail::check_alpha(a, "composition::beta");
+  std::vector<double> lower(alphas.size()), upper(alphas.size());
+  beta(alphas.data(), alphas.size(), lower.data(), upper.data());
   std::vector<interval> out(alphas.size());
+  for (std::size_t i = 0; i < out.size(); ++i) out[i] = {lower[i], upper[i]};
+  return out;
+}
+
+void composition::beta(const double* alphas, std::size_t n, double* lower, double* upper) const {
+  for (std::size_t i = 0; i < n; ++i) detail::check_alpha(alphas[i], "composition::beta");
+  auto put = [&](std::size_t i, interval r) { lower[i] = r.lower, upper[i] = r.upper; };
   if (exact_) {
     const detail::closed_form f = exact_form();
-    for (std::size_t i = 0; i < alphas.size(); ++i) out[i] = f.beta(alphas[i]);
-    return out;
+    for (std::size_t i = 0; i < n; ++i) put(i, f.beta(alphas[i]));
+    return;
   }
   // The hints carry each envelope's segment from one alpha to the next: an
   // increasing sweep steps instead of searching (any order stays correct,
   // line_max::at checks a hint before using it), with the same answers as
-  // beta(alpha) one at a time.
+  // beta(alpha) one at a time. A long array is swept in two halves on two
+  // threads (the envelopes are immutable once built; each half keeps its
+  // own hints): the answers are the same as one sweep's.
   const beta_envelopes& env = envelopes();
-  beta_envelopes::sweep s;
-  for (std::size_t i = 0; i < alphas.size(); ++i) out[i] = env.beta_at(alphas[i], &s);
-  return out;
+  auto sweep_range = [&](std::size_t from, std::size_t to) {
+    beta_envelopes::sweep s;
+    for (std::size_t i = from; i < to; ++i) put(i, env.beta_at(alphas[i], &s));
+    return 0;
+  };
+  constexpr std::size_t kSplitAbove = std::size_t{1} << 16;
+  if (n < kSplitAbove)
+    sweep_range(0, n);
+  else
+    run_pair([&] { return sweep_range(0, n / 2); }, [&] { return sweep_range(n / 2, n); });
 }
 
 interval composition::mu() const {

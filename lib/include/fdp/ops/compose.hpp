@@ -144,6 +144,11 @@ class composition {
   /// f at every alpha, the same brackets as beta(alpha) one at a time;
   /// several times faster for increasing alphas (a sweep, not a search each).
   std::vector<interval> beta(const std::vector<double>& alphas) const;
+  /// The same into caller-owned arrays (n alphas; lower[i], upper[i] the
+  /// bracket of f(alphas[i])): for bindings that answer into their own
+  /// buffers. Throws std::invalid_argument (nothing written) for an alpha
+  /// outside [0, 1].
+  void beta(const double* alphas, std::size_t n, double* lower, double* upper) const;
   /// The GDP summary: the smallest mu with f >= G_mu, bracketed (upper may
   /// be +inf when no finite mu exists).
   interval mu() const;
