@@ -15,5 +15,6 @@ void bind_group(pybind11::module_& m);
 void bind_audit(pybind11::module_& m);
 void bind_ledger(pybind11::module_& m);
 void bind_clt(pybind11::module_& m);
+void bind_events(pybind11::module_& m);
 
 }  // namespace fdp::python

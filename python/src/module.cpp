@@ -13,4 +13,5 @@ PYBIND11_MODULE(_fdp, m) {
   fdp::python::bind_audit(m);
   fdp::python::bind_ledger(m);
   fdp::python::bind_clt(m);
+  fdp::python::bind_events(m);
 }

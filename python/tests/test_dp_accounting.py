@@ -97,7 +97,7 @@ def test_replace_relations_follow_dp_accounting():
     # A GaussianDpEvent under REPLACE_ONE moves the sum by twice a record's
     # bound: G_{2/sigma} (closed form), as dp_accounting accounts it.
     g = dp_accounting.PLDAccountant(NeighboringRelation.REPLACE_ONE).compose(GaussianDpEvent(2.0))
-    assert g.specs() == ["gaussian:sigma=2.0,sensitivity=2"]
+    assert g.specs() == ["gaussian:sigma=2,sensitivity=2"]
     # Poisson-sampled Gaussian: the mirrored pair under REPLACE_ONE, the
     # add/remove pair under REPLACE_SPECIAL. dp_accounting 0.6.0 (PLDAccountant,
     # default discretization, SelfComposedDpEvent(PoissonSampledDpEvent(0.01,
@@ -150,7 +150,7 @@ def test_bad_fields_raise_value_error():
     acc.compose(big)
     with pytest.raises(UnsupportedEventError, match="at most"):
         acc.compose(GaussianDpEvent(1.0))
-    assert acc.specs() == ["gaussian:sigma=1.0,times=1000000000000"]
+    assert acc.specs() == ["gaussian:sigma=1,times=1000000000000"]
     with pytest.raises(ValueError, match="count"):
         acc.compose(GaussianDpEvent(1.0), count=-1)
 
@@ -160,5 +160,5 @@ def test_ledger_and_specs():
     acc.compose(GaussianDpEvent(1.0), 3).compose(LaplaceDpEvent(2.0))
     assert acc.ledger == ComposedDpEvent([SelfComposedDpEvent(GaussianDpEvent(1.0), 3),
                                           LaplaceDpEvent(2.0)])
-    assert acc.specs() == ["gaussian:sigma=1.0,times=3", "laplace:b=2.0"]
+    assert acc.specs() == ["gaussian:sigma=1,times=3", "laplace:b=2"]
     assert dp_accounting.pld.PLDAccountant is dp_accounting.PLDAccountant

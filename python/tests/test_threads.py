@@ -43,4 +43,4 @@ def test_accountant_from_threads():
         t.start()
     for t in threads:
         t.join()
-    assert acc.specs() == ["gaussian:sigma=4.0,times=20"]
+    assert acc.specs() == ["gaussian:sigma=4,times=20"]

@@ -61,6 +61,19 @@ TEST(Events, OtherRelationsMixturesAndNonPrivateEvents) {
       "mix");
   EXPECT_EQ(texts(mix),
             std::vector<std::string>{"mixture-gaussian:sigma=2,sensitivities=0;1,weights=0.9;0.1"});
+  // DLap(a), P(x) ~ e^{-a|x|}: t = 1/a rounded down, so eps = D a or a hair more
+  const auto dl = specs_from_events(
+      R"({"type": "DiscreteLaplaceDpEvent", "noise_parameter": 0.5, "sensitivity": 2})", "dl");
+  ASSERT_EQ(dl.size(), 1u);
+  EXPECT_LT(dl[0].number("t"), 2.0);
+  EXPECT_GT(dl[0].number("t"), 2.0 * (1 - 1e-15));
+  const interval e0 = compose(dl).epsilon(0.0);
+  EXPECT_GE(e0.upper, 1.0);
+  EXPECT_LE(e0.lower, 1.0 + 1e-12);
+  EXPECT_EQ(texts(specs_from_events(R"({"type": "DiscreteGaussianDpEvent", "sigma": 3,
+      "sensitivity": 2, "dimension": 1})",
+                                    "dg")),
+            std::vector<std::string>{"discrete-gaussian:sigma=3,sensitivity=2"});
   const auto np = specs_from_events(R"({"type": "NonPrivateDpEvent"})", "np");
   EXPECT_TRUE(std::isinf(compose(np).epsilon(1e-5).lower));
   EXPECT_EQ(texts(specs_from_events(R"({"type": "NoOpDpEvent"})", "noop")),
@@ -86,13 +99,16 @@ TEST(Events, TheRelationReachesTheSpecs) {
             std::vector<std::string>{"subsampled-gaussian:sigma=2,q=0.1,neighbours=zero-out"});
 }
 
-void expect_refused(const std::string& doc, const std::string& needle) {
+// unsupported: refused as an event fdp cannot account (fdp::unsupported_event),
+// rather than for a bad field (std::invalid_argument)
+void expect_refused(const std::string& doc, const std::string& needle, bool unsupported) {
   try {
     specs_from_events(doc, "doc");
     ADD_FAILURE() << doc << ": not refused";
   } catch (const std::invalid_argument& e) {
     EXPECT_NE(std::string(e.what()).find(needle), std::string::npos)
         << e.what() << " (expected '" << needle << "')";
+    EXPECT_EQ(dynamic_cast<const unsupported_event*>(&e) != nullptr, unsupported) << e.what();
   }
 }
 
@@ -100,39 +116,64 @@ TEST(Events, RefusalsNameTheEventPath) {
   expect_refused(R"({"type": "ComposedDpEvent", "events": [{"type": "GaussianDpEvent",
       "noise_multiplier": 1}, {"type": "PoissonSampledDpEvent", "sampling_probability": 0.1,
       "event": {"type": "EpsilonDeltaDpEvent", "epsilon": 1, "delta": 0}}]})",
-                 "$.events[1].event: a Poisson-sampled event must be");
+                 "$.events[1].event: the event a PoissonSampledDpEvent samples must be", true);
   expect_refused(
       R"({"neighbouring_relation": "REPLACE_ONE", "event": {"type":
       "PoissonSampledDpEvent", "sampling_probability": 0.1, "event": {"type": "LaplaceDpEvent",
       "noise_multiplier": 1}}})",
-      "event event: a Poisson-sampled Laplace needs ADD_OR_REMOVE_ONE or REPLACE_SPECIAL");
+      "event event: a Poisson-sampled LaplaceDpEvent needs ADD_OR_REMOVE_ONE or REPLACE_SPECIAL",
+      true);
   expect_refused(R"({"type": "SampledWithoutReplacementDpEvent", "source_dataset_size": 10,
       "sample_size": 2, "event": {"type": "GaussianDpEvent", "noise_multiplier": 1}})",
-                 "no certified route");
-  expect_refused(R"({"type": "ZCDpEvent", "rho": 1, "xi": 0.1})", "xi must be 0");
+                 "no certified route", true);
+  expect_refused(R"({"type": "ZCDpEvent", "rho": 1, "xi": 0.1})", "xi must be 0", true);
+  expect_refused(R"({"type": "DiscreteGaussianDpEvent", "sigma": 3, "sensitivity": 1})",
+                 "dimension must be 1", true);
+  expect_refused(R"({"neighbouring_relation": "REPLACE_ONE", "event": {"type":
+      "DiscreteLaplaceDpEvent", "noise_parameter": 1, "sensitivity": 1}})",
+                 "DiscreteLaplaceDpEvent needs ADD_OR_REMOVE_ONE", true);
+  expect_refused(R"({"type": "DiscreteLaplaceDpEvent", "noise_parameter": 0, "sensitivity": 1})",
+                 "noise_parameter 0 must be > 0", false);
   expect_refused(R"({"type": "RandomizedResponseDpEvent", "noise_parameter": 0.5,
       "num_buckets": 2})",
-                 "REPLACE_ONE or REPLACE_SPECIAL");
+                 "REPLACE_ONE or REPLACE_SPECIAL neighbours, not ADD_OR_REMOVE_ONE", true);
   expect_refused(R"({"type": "MixtureOfGaussiansDpEvent", "standard_deviation": 1,
       "sensitivities": [0, 1], "sampling_probs": [1]})",
-                 "same length");
+                 "same length", false);
   expect_refused(R"({"type": "SelfComposedDpEvent", "count": -1, "event": {"type":
       "NoOpDpEvent"}})",
-                 "count");
-  expect_refused(R"({"type": "TreeAggregationDpEvent"})", "unknown or unsupported event type");
-  expect_refused(R"({"type": "GaussianDpEvent", "noise_multiplier": -1})", "sigma");
+                 "count", false);
+  expect_refused(R"({"type": "TreeAggregationDpEvent"})",
+                 "no sound accounting for 'TreeAggregationDpEvent'", true);
+  expect_refused(R"({"type": "GaussianDpEvent", "noise_multiplier": -1})", "sigma", false);
   expect_refused(R"({"neighbouring_relation": "SWAP", "event": {"type": "NoOpDpEvent"}})",
-                 "neighbouring_relation must be");
-  expect_refused("{not json", "not JSON");
+                 "neighbouring_relation must be", false);
+  expect_refused("{not json", "not JSON", false);
   std::string deep = R"({"type": "NoOpDpEvent"})";
   for (int i = 0; i < 70; ++i)
     deep = R"({"type": "SelfComposedDpEvent", "count": 1, "event": )" + deep + "}";
-  expect_refused(deep, "nested more than 64 deep");
+  expect_refused(deep, "nested more than 64 deep", true);
   std::string many = R"({"type": "SelfComposedDpEvent", "count": 1000000000, "event": )"
                      R"({"type": "SelfComposedDpEvent", "count": 1000000000, "event": )"
                      R"({"type": "LaplaceDpEvent", "noise_multiplier": 1}}})";
-  expect_refused(many, "more than 1e12 times");
+  expect_refused(many, "more than 1e12 times", true);
   EXPECT_THROW(read_events_file("/nonexistent/events.json"), std::invalid_argument);
+}
+
+// event_terms: the specs before times= is attached, each with its count (what
+// the Python accountant merges across compose calls); none for no-ops.
+TEST(Events, TermsCarryTheirCounts) {
+  const auto t = event_terms(R"({"type": "ComposedDpEvent", "events": [
+      {"type": "SelfComposedDpEvent", "count": 1000000, "event":
+        {"type": "SelfComposedDpEvent", "count": 1000, "event":
+          {"type": "GaussianDpEvent", "noise_multiplier": 100}}},
+      {"type": "GaussianDpEvent", "noise_multiplier": 100},
+      {"type": "NoOpDpEvent"}]})",
+                             "doc");
+  ASSERT_EQ(t.size(), 1u);
+  EXPECT_EQ(t[0].spec, "gaussian:sigma=100");
+  EXPECT_EQ(t[0].times, 1000000001);
+  EXPECT_TRUE(event_terms(R"({"type": "NoOpDpEvent"})", "doc").empty());
 }
 
 }  // namespace

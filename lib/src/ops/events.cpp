@@ -27,8 +27,19 @@ struct translator {
   std::map<std::string, long double> times;  // spec (without times) -> count
   std::size_t events = 0;
 
+  // A field that is missing or out of its range.
   [[noreturn]] static void refuse(const std::string& path, const std::string& why) {
     throw std::invalid_argument("event " + path + ": " + why);
+  }
+  // A well-formed event fdp has no sound accounting for.
+  [[noreturn]] static void unsupported(const std::string& path, const std::string& why) {
+    throw unsupported_event("event " + path + ": " + why);
+  }
+
+  const char* relation_name() const {
+    if (rel == relation::replace_one) return "REPLACE_ONE";
+    if (rel == relation::replace_special) return "REPLACE_SPECIAL";
+    return "ADD_OR_REMOVE_ONE";
   }
 
   static double number(const json& e, const std::string& path, const char* field) {
@@ -61,7 +72,8 @@ struct translator {
     }
     long double& n = times[spec_text];
     n += count;
-    if (n > kMaxTimes) refuse(path, spec_text + " composed more than 1e12 times");
+    if (n > kMaxTimes)
+      unsupported(path, spec_text + " composed more than 1e12 times: at most 1e12");
   }
 
   static std::string num(double x) { return detail::format_value(x); }
@@ -71,11 +83,19 @@ struct translator {
   void poisson(const json& e, long double count, const std::string& path);
   void mixture(const json& e, long double count, const std::string& path);
   void randomized_response(const json& e, long double count, const std::string& path);
+  void discrete_laplace(const json& e, long double count, const std::string& path);
+  void discrete_gaussian(const json& e, long double count, const std::string& path);
+  void refuse_replace_one(const std::string& type, const std::string& path) const {
+    if (rel == relation::replace_one)
+      unsupported(path, type +
+                            " needs ADD_OR_REMOVE_ONE or REPLACE_SPECIAL neighbours, not "
+                            "REPLACE_ONE");
+  }
 };
 
 void translator::walk(const json& e, long double count, const std::string& path, int depth) {
-  if (depth > kMaxDepth) refuse(path, "nested more than 64 deep");
-  if (++events > kMaxEvents) refuse(path, "more than 100000 events in the document");
+  if (depth > kMaxDepth) unsupported(path, "nested more than 64 deep: at most 64");
+  if (++events > kMaxEvents) unsupported(path, "more than 100000 events in the document");
   if (!e.is_object() || !e.contains("type") || !e["type"].is_string())
     refuse(path, "must be an object with a string 'type' (a DpEvent class name)");
   const std::string type = e["type"];
@@ -105,7 +125,9 @@ void translator::leaf(const std::string& type, const json& e, long double count,
   }
   if (type == "LaplaceDpEvent") {
     if (rel == relation::replace_one)
-      refuse(path, "Laplace needs ADD_OR_REMOVE_ONE or REPLACE_SPECIAL neighbours");
+      unsupported(path,
+                  "LaplaceDpEvent needs ADD_OR_REMOVE_ONE or REPLACE_SPECIAL neighbours, "
+                  "not REPLACE_ONE");
     const double b = number(e, path, "noise_multiplier");
     if (b == 0) return add("epsdelta:eps=0,delta=1", count, path);
     return add("laplace:b=" + num(b), count, path);
@@ -117,20 +139,24 @@ void translator::leaf(const std::string& type, const json& e, long double count,
   }
   if (type == "ZCDpEvent") {
     if (e.contains("xi") && (!e["xi"].is_number() || e["xi"].get<double>() != 0))
-      refuse(path, "xi > 0 (approximate zCDP) has no sound conversion in fdp; xi must be 0");
+      unsupported(path, "xi > 0 (approximate zCDP) has no sound conversion in fdp; xi must be 0");
     return add("zcdp:rho=" + num(number(e, path, "rho")), count, path);
   }
+  if (type == "DiscreteLaplaceDpEvent") return discrete_laplace(e, count, path);
+  if (type == "DiscreteGaussianDpEvent") return discrete_gaussian(e, count, path);
   if (type == "RandomizedResponseDpEvent") return randomized_response(e, count, path);
   if (type == "PoissonSampledDpEvent") return poisson(e, count, path);
   if (type == "MixtureOfGaussiansDpEvent") return mixture(e, count, path);
   if (type == "SampledWithoutReplacementDpEvent" || type == "SampledWithReplacementDpEvent")
-    refuse(path, type + ": no certified route in fdp (Poisson sampling is)");
-  refuse(path, "unknown or unsupported event type '" + type + "'");
+    unsupported(path, type + ": no certified route in fdp (Poisson sampling is)");
+  unsupported(path, "fdp has no sound accounting for '" + type + "'");
 }
 
 void translator::randomized_response(const json& e, long double count, const std::string& path) {
   if (rel == relation::add_remove)
-    refuse(path, "randomized response needs REPLACE_ONE or REPLACE_SPECIAL neighbours");
+    unsupported(path,
+                "RandomizedResponseDpEvent needs REPLACE_ONE or REPLACE_SPECIAL neighbours, "
+                "not ADD_OR_REMOVE_ONE");
   const double p = number(e, path, "noise_parameter");
   if (!(p >= 0 && p <= 1)) refuse(path, "noise_parameter " + num(p) + " must be in [0, 1]");
   if (!e.contains("num_buckets") || !e["num_buckets"].is_number_integer() ||
@@ -144,6 +170,32 @@ void translator::randomized_response(const json& e, long double count, const std
   add("randomized-response:eps=" + num(eps) + ",k=" + std::to_string(k), count, path);
 }
 
+// DLap(a): P(x) ~ e^{-a|x|} (dp_accounting's noise_parameter a), i.e. fdp's
+// discrete-laplace with t = 1/a, rounded down (less noise: a weaker, still
+// valid guarantee).
+void translator::discrete_laplace(const json& e, long double count, const std::string& path) {
+  refuse_replace_one("DiscreteLaplaceDpEvent", path);
+  const double a = number(e, path, "noise_parameter");
+  if (!(a > 0)) refuse(path, "noise_parameter " + num(a) + " must be > 0");
+  const double d = number(e, path, "sensitivity");
+  add("discrete-laplace:t=" + num(std::nextafter(1.0 / a, 0.0)) + ",sensitivity=" + num(d), count,
+      path);
+}
+
+// The univariate discrete Gaussian only: dp_accounting's dimension None
+// (unknown) or > 1 is the multivariate one, whose privacy fdp does not certify.
+void translator::discrete_gaussian(const json& e, long double count, const std::string& path) {
+  refuse_replace_one("DiscreteGaussianDpEvent", path);
+  if (!e.contains("dimension") || !e["dimension"].is_number_integer() ||
+      e["dimension"].get<long long>() != 1)
+    unsupported(path,
+                "DiscreteGaussianDpEvent: fdp certifies dimension 1 only (the univariate "
+                "discrete Gaussian); dimension must be 1");
+  const double s = number(e, path, "sigma");
+  const double d = e.contains("sensitivity") ? number(e, path, "sensitivity") : 1.0;
+  add("discrete-gaussian:sigma=" + num(s) + ",sensitivity=" + num(d), count, path);
+}
+
 void translator::poisson(const json& e, long double count, const std::string& path) {
   const double q = number(e, path, "sampling_probability");
   if (!(q >= 0 && q <= 1)) refuse(path, "sampling_probability " + num(q) + " must be in [0, 1]");
@@ -152,9 +204,14 @@ void translator::poisson(const json& e, long double count, const std::string& pa
   const json& inner = e["event"];
   const std::string type = inner["type"].is_string() ? inner["type"].get<std::string>() : "";
   if (type != "GaussianDpEvent" && type != "LaplaceDpEvent")
-    refuse(path + ".event", "a Poisson-sampled event must be a GaussianDpEvent or LaplaceDpEvent");
+    unsupported(path + ".event",
+                "the event a PoissonSampledDpEvent samples must be a "
+                "GaussianDpEvent or LaplaceDpEvent, not '" +
+                    type + "'");
   if (type == "LaplaceDpEvent" && rel == relation::replace_one)
-    refuse(path, "a Poisson-sampled Laplace needs ADD_OR_REMOVE_ONE or REPLACE_SPECIAL neighbours");
+    unsupported(path,
+                "a Poisson-sampled LaplaceDpEvent needs ADD_OR_REMOVE_ONE or "
+                "REPLACE_SPECIAL neighbours, not REPLACE_ONE");
   if (q == 0) return;
   const double s = number(inner, path + ".event", "noise_multiplier");
   if (s == 0) return add("epsdelta:eps=0,delta=1", count, path);
@@ -166,7 +223,9 @@ void translator::poisson(const json& e, long double count, const std::string& pa
 
 void translator::mixture(const json& e, long double count, const std::string& path) {
   if (rel == relation::replace_one)
-    refuse(path, "a mixture of Gaussians needs ADD_OR_REMOVE_ONE or REPLACE_SPECIAL neighbours");
+    unsupported(path,
+                "MixtureOfGaussiansDpEvent needs ADD_OR_REMOVE_ONE or REPLACE_SPECIAL "
+                "neighbours, not REPLACE_ONE");
   const double s = number(e, path, "standard_deviation");
   auto list = [&](const char* field) {
     if (!e.contains(field) || !e[field].is_array() || e[field].empty())
@@ -198,7 +257,7 @@ relation relation_of(const json& doc) {
 
 }  // namespace
 
-std::vector<spec> specs_from_events(const std::string& json_text, const std::string& where) {
+std::vector<event_term> event_terms(const std::string& json_text, const std::string& where) {
   json doc;
   try {
     doc = json::parse(json_text);
@@ -210,12 +269,20 @@ std::vector<spec> specs_from_events(const std::string& json_text, const std::str
     const bool wrapped = doc.is_object() && doc.contains("event") && !doc.contains("type");
     if (wrapped) t.rel = relation_of(doc);
     t.walk(wrapped ? doc["event"] : doc, 1, wrapped ? "event" : "$", 0);
+  } catch (const unsupported_event& e) {
+    throw unsupported_event(where + ": " + e.what());
   } catch (const std::invalid_argument& e) {
     throw std::invalid_argument(where + ": " + e.what());
   }
+  std::vector<event_term> out;
+  for (const auto& [text, n] : t.times) out.push_back({text, static_cast<std::int64_t>(n)});
+  return out;
+}
+
+std::vector<spec> specs_from_events(const std::string& json_text, const std::string& where) {
   std::vector<spec> out;
-  for (const auto& [text, n] : t.times) {
-    const std::string times = std::to_string(static_cast<long long>(n));
+  for (const auto& [text, n] : event_terms(json_text, where)) {
+    const std::string times = std::to_string(n);
     out.push_back(parse_spec(n == 1 ? text
                                     : text + (text.find(':') == std::string::npos ? ":" : ",") +
                                           "times=" + times));

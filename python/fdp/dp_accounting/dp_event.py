@@ -11,7 +11,7 @@ decided by :class:`fdp.dp_accounting.PLDAccountant`.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import List
+from typing import List, Optional, Sequence
 
 
 class DpEvent:
@@ -62,6 +62,44 @@ class RandomizedResponseDpEvent(DpEvent):
 
     noise_parameter: float
     num_buckets: int
+
+
+@dataclass(frozen=True)
+class DiscreteLaplaceDpEvent(DpEvent):
+    """The discrete Laplace mechanism: integer noise with P(x) proportional to
+    exp(-noise_parameter |x|), added to a sum of l1 sensitivity ``sensitivity``."""
+
+    noise_parameter: float
+    sensitivity: int
+
+
+@dataclass(frozen=True)
+class DiscreteGaussianDpEvent(DpEvent):
+    """The discrete Gaussian mechanism (Canonne, Kamath & Steinke 2020): integer
+    noise with P(z) proportional to exp(-z^2 / (2 sigma^2)). fdp accounts for the
+    univariate one only (``dimension=1``; None means unknown, as in dp_accounting)."""
+
+    sigma: float
+    sensitivity: float = 1.0
+    dimension: Optional[int] = None
+
+
+@dataclass(frozen=True)
+class ZCDpEvent(DpEvent):
+    """A mechanism known only to satisfy rho-zCDP (``xi`` must be 0 for fdp)."""
+
+    rho: float
+    xi: float = 0.0
+
+
+@dataclass(frozen=True)
+class MixtureOfGaussiansDpEvent(DpEvent):
+    """Gaussian noise of ``standard_deviation`` added to a sum whose sensitivity is
+    ``sensitivities[i]`` with probability ``sampling_probs[i]`` (user-level DP-SGD)."""
+
+    standard_deviation: float
+    sensitivities: Sequence[float]
+    sampling_probs: Sequence[float]
 
 
 @dataclass(frozen=True)

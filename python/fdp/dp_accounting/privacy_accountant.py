@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import enum
 
+from .. import _fdp
+
 
 class NeighboringRelation(enum.Enum):
     """Which datasets are neighbours (dp_accounting's enum, same members)."""
@@ -14,5 +16,6 @@ class NeighboringRelation(enum.Enum):
     REPLACE_SPECIAL = 3
 
 
-class UnsupportedEventError(Exception):
-    """compose() was given an event fdp cannot account for soundly (the message says why)."""
+# compose() was given an event fdp cannot account for soundly (the message says
+# why): raised by the C++ translation of events, an Exception as in dp_accounting.
+UnsupportedEventError = _fdp.UnsupportedEventError

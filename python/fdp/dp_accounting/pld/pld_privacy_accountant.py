@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 import threading
 from typing import List, Optional
 
@@ -10,6 +9,7 @@ from ..._composition import Composition
 from ..._interval import Interval
 from .. import dp_event as ev
 from .._translate import Terms, translate
+from ..event_file import to_document
 from ..privacy_accountant import NeighboringRelation, UnsupportedEventError
 
 
@@ -83,15 +83,13 @@ class PLDAccountant:
             return self._composition
 
     def epsilon_interval(self, target_delta: float) -> Interval:
-        """The certified bracket of the smallest epsilon at target_delta."""
-        if self._terms.non_private:
-            return Interval(math.inf, math.inf)
+        """The certified bracket of the smallest epsilon at target_delta
+        ([inf, inf] after a non-private event)."""
         return self._composed().epsilon(target_delta)
 
     def delta_interval(self, target_epsilon: float) -> Interval:
-        """The certified bracket of delta at target_epsilon."""
-        if self._terms.non_private:
-            return Interval(1.0, 1.0)
+        """The certified bracket of delta at target_epsilon ([1, 1] after a
+        non-private event)."""
         return self._composed().delta(target_epsilon)
 
     def get_epsilon(self, target_delta: float) -> float:
@@ -105,3 +103,9 @@ class PLDAccountant:
     def specs(self) -> List[str]:
         """The fdp specs the composed events became (for ``fdp compose``)."""
         return self._terms.specs()
+
+    def event_document(self) -> dict:
+        """Everything composed so far as an event-file document (the ledger and
+        this accountant's relation): ``fdp compose --events FILE`` on it gives
+        this accountant's numbers. See :mod:`fdp.dp_accounting.event_file`."""
+        return to_document(self.ledger, self._relation)
