@@ -293,6 +293,46 @@ def test_compare(fdp):
     expect_bad(fdp, ["compare", "laplace:b=10"], "--delta")
     expect_bad(fdp, ["compare", "--delta", "1e-5"], "SPEC")
     expect_bad(fdp, ["compare", "laplace:b=-1", "--delta", "1e-5"], "b")
+    test_compare_samplers(fdp)
+
+
+def test_compare_samplers(fdp):
+    # one run under every sampler: each row as fdp dpsgd --sampling has it,
+    # digit for digit, and never a Poisson number under another label
+    spec = "subsampled-gaussian:sigma=1,q=0.01,times=500"
+    base = ["dpsgd", "--q", "0.01", "--sigma", "1", "--steps", "500", "--delta", "1e-5"]
+    for neighbours in ("add-remove", "replace-one"):
+        extra = "" if neighbours == "add-remove" else ",neighbours=replace-one"
+        j = run_json(fdp, "compare", spec + extra, "--sampling", "all", "--delta", "1e-5")
+        if not j:
+            continue
+        rows = {r["sampling"]: r for r in j["samplers"]}
+        if sorted(rows) != ["balls-in-bins", "poisson", "shuffle", "without-replacement"]:
+            fail("compare --sampling all rows: %r" % j)
+        if j["assumptions"]["neighbours"] != neighbours:
+            fail("compare --sampling all assumptions: %r" % j["assumptions"])
+        for name, row in rows.items():
+            d = run_json(fdp, *base, "--sampling", name, "--neighbours", neighbours,
+                         expect_code=2 if "refused" in row else 0)
+            if "refused" in row:
+                if d is None or "error" not in d or row["refused"] not in d["error"]["message"]:
+                    fail("compare %s %s refused, dpsgd: %r %r" % (neighbours, name, row, d))
+                continue
+            if (row["queries"][0] != d["queries"][0]
+                    or row["upper_certified"] != d["upper_certified"]):
+                fail("compare %s %s: %r, dpsgd %r" % (neighbours, name, row, d))
+            if not row["upper_certified"] and row["queries"][0]["epsilon"]["upper"] is not None:
+                fail("compare %s %s: an upper end without a proof: %r" % (neighbours, name, row))
+        if neighbours == "add-remove" and "refused" not in rows["without-replacement"]:
+            fail("compare: fixed-size batches under add-remove must be refused: %r" % rows)
+    code, out, err = run(fdp, "compare", spec, "--sampling", "all", "--delta", "1e-5")
+    if code != 0 or "LOWER bound only" not in out or "refused:" not in out:
+        fail("compare --sampling all text: %r %r" % (out, err))
+    expect_bad(fdp, ["compare", "gaussian:sigma=1", "--sampling", "all", "--delta", "1e-5"],
+               "subsampled-gaussian")
+    expect_bad(fdp, ["compare", spec, spec, "--sampling", "all", "--delta", "1e-5"],
+               "exactly one spec")
+    expect_bad(fdp, ["compare", spec, "--sampling", "poisson", "--delta", "1e-5"], "'all'")
 
 
 # ---------------------------------------------------------------- ledger

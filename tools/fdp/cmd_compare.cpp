@@ -2,6 +2,7 @@
 #include <cstdio>
 #include <iostream>
 
+#include "compare_samplers.hpp"
 #include "compose_common.hpp"
 #include "fdp/budget/classic.hpp"
 #include "fdp/budget/rdp.hpp"
@@ -137,6 +138,11 @@ int run_compare(const args& a) {
   compose_options o;
   o.delta_hint = delta;
   o.tolerance = a.number_or("tolerance", o.tolerance, 0, 1, true, true);
+  if (a.has("sampling")) {
+    if (a.value("sampling") != "all")
+      throw usage_error("--sampling '" + a.value("sampling") + "' must be 'all'", "sampling");
+    return run_compare_samplers(specs, delta, o.tolerance, a.flag("json"));
+  }
   const composition c = compose(specs, o);
   const accountant_answers r{c.method(), c.epsilon(delta), clt_estimate_of(specs, delta),
                              classic_account(specs, delta), rdp_account(specs, delta)};
@@ -153,7 +159,8 @@ int run_compare(const args& a) {
 FDP_REGISTER_COMMAND(command{
     "compare",
     "one configuration under every accountant: certified, CLT, naive, advanced, RDP",
-    "usage: fdp compare SPEC... --delta D [--tolerance T] [--json]\n\n"
+    "usage: fdp compare SPEC... --delta D [--tolerance T] [--json]\n"
+    "       fdp compare SUBSAMPLED-GAUSSIAN-SPEC --sampling all --delta D [--json]\n\n"
     "Prints epsilon at delta D for the composition of the specs by:\n"
     "  certified f-DP      fdp's bracket (contains the true epsilon)\n"
     "  CLT / GDP           central-limit estimate (Dong, Roth & Su; Bu et al.) -- NOT a bound\n"
@@ -164,11 +171,20 @@ FDP_REGISTER_COMMAND(command{
     "                      the improved (Canonne-Kamath-Steinke) rule\n"
     "Specs without a single (eps, delta) pair (Gaussian, subsampled) get an equal share of\n"
     "delta in the classical rows and their certified one-shot epsilon at that share.\n\n"
+    "With --sampling all, one DP-SGD run (a subsampled-gaussian spec: sigma, q, times,\n"
+    "neighbours) under every batch sampler, as fdp dpsgd --sampling accounts it: Poisson,\n"
+    "without-replacement (fixed-size batches), shuffle, balls-in-bins. Each row is that\n"
+    "sampler's certified bracket, its certified LOWER bound where no upper bound is proven,\n"
+    "or why it is refused under the run's neighbour relation.\n\n"
     "example:\n"
     "  fdp compare subsampled-gaussian:sigma=1.1,q=0.0042666666666666667,times=14062 --delta "
-    "1e-5\n",
+    "1e-5\n"
+    "  fdp compare subsampled-gaussian:sigma=1.1,q=0.0042666666666666667,times=14062 --sampling "
+    "all --delta 1e-5\n",
     {{"delta", true, false, "delta"},
      {"tolerance", true, false, "relative bracket width of the certified row"},
+     {"sampling", true, false,
+      "all: the run under every batch sampler (one subsampled-gaussian spec)"},
      {"events", true, true, "dp_accounting-style event file (JSON)"},
      {"json", false, false, "JSON output"}},
     run_compare,
