@@ -187,7 +187,11 @@ dpsgd_run dpsgd_run_from(const args& a) {
   c.delta = deltas.front();
   c.more_deltas.assign(deltas.begin() + 1, deltas.end());
   c.sampling = parse_sampling(a.value_or("sampling", "poisson"));
-  c.neighbours = parse_neighbours(a.value_or("neighbours", "add-remove"));
+  try {
+    c.neighbours = parse_neighbours(a.value_or("neighbours", "add-remove"));
+  } catch (const std::invalid_argument& e) {
+    throw usage_error(std::string("--") + e.what(), "neighbours");
+  }
   c.sensitivity = a.number_or("sensitivity", 0.0, 0, 1e300, true);
   c.tolerance = a.number_or("tolerance", c.tolerance, 0, 0.5, true, true);
   c.gdp_summary = a.flag("mu");

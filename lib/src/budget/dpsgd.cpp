@@ -41,14 +41,6 @@ sampling_scheme parse_sampling(const std::string& s) {
                               "balls-in-bins");
 }
 
-neighbour_relation parse_neighbours(const std::string& s) {
-  if (s == "add-remove") return neighbour_relation::add_remove;
-  if (s == "zero-out") return neighbour_relation::zero_out;
-  if (s == "replace-one") return neighbour_relation::replace_one;
-  throw std::invalid_argument("--neighbours '" + s +
-                              "' must be one of add-remove, zero-out, replace-one");
-}
-
 std::string to_string(sampling_scheme s) {
   switch (s) {
     case sampling_scheme::poisson:
@@ -59,18 +51,6 @@ std::string to_string(sampling_scheme s) {
       return "shuffle";
     case sampling_scheme::balls_in_bins:
       return "balls-in-bins";
-  }
-  return "?";
-}
-
-std::string to_string(neighbour_relation n) {
-  switch (n) {
-    case neighbour_relation::add_remove:
-      return "add-remove";
-    case neighbour_relation::zero_out:
-      return "zero-out";
-    case neighbour_relation::replace_one:
-      return "replace-one";
   }
   return "?";
 }

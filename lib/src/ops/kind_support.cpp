@@ -107,7 +107,7 @@ ledger_form gaussian_ledger(const spec& s, const stored_points*) {
 }
 
 spec_key neighbours_key() {
-  return choice_key("neighbours", {"add-remove", "zero-out", "replace-one"}, "add-remove",
+  return choice_key("neighbours", neighbour_words(), to_string(neighbour_relation::add_remove),
                     "how neighbouring datasets differ: a record added or removed, replaced by "
                     "a record contributing zero, or replaced by any record");
 }
@@ -118,11 +118,6 @@ spec_key poisson_sampling_key() {
                     "probability q");
 }
 
-neighbours neighbours_of(const spec& s) {
-  const std::string& n = s.choice("neighbours");
-  if (n == "zero-out") return neighbours::zero_out;
-  if (n == "replace-one") return neighbours::replace_one;
-  return neighbours::add_remove;
-}
+neighbour_relation neighbours_of(const spec& s) { return parse_neighbours(s.choice("neighbours")); }
 
 }  // namespace fdp::kinds

@@ -16,6 +16,7 @@
 #include "fdp/ops/edgeworth.hpp"
 #include "fdp/ops/group.hpp"
 #include "fdp/ops/loss_law.hpp"
+#include "fdp/ops/neighbours.hpp"
 #include "fdp/ops/rdp_curves.hpp"
 #include "fdp/ops/spec.hpp"
 #include "fdp/ops/spec_kind.hpp"
@@ -64,16 +65,13 @@ std::vector<double> at_orders(const std::vector<double>& orders, F fn) {
 }
 
 // ---- Neighbour relations and sampling schemes of the subsampled kinds.
-/// How two datasets are neighbours: a record added or removed; replaced by
-/// a "zero" record that contributes nothing (replace-special, Kairouz et
-/// al. 2021); replaced by any other record.
-enum class neighbours { add_remove, zero_out, replace_one };
-/// The key `neighbours=add-remove|zero-out|replace-one` (default add-remove).
+/// The key `neighbours=add-remove|zero-out|replace-one` (default add-remove;
+/// the words of fdp/ops/neighbours.hpp).
 spec_key neighbours_key();
 /// The key `sampling=poisson`: each record joins each batch independently
 /// with probability q (the one scheme these kinds account).
 spec_key poisson_sampling_key();
-neighbours neighbours_of(const spec& s);
+neighbour_relation neighbours_of(const spec& s);
 
 // ---- G_mu: the hooks of kinds whose one application is G_mu (gdp, gaussian).
 /// mu of the kind's closed form.

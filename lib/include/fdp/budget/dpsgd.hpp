@@ -75,19 +75,17 @@
 
 #include "fdp/budget/calibrate.hpp"
 #include "fdp/ops/compose.hpp"
+#include "fdp/ops/neighbours.hpp"
 
 namespace fdp {
 
 enum class sampling_scheme { poisson, without_replacement, shuffle, balls_in_bins };
-enum class neighbour_relation { add_remove, zero_out, replace_one };
 
 /// Parses "poisson" | "without-replacement" (alias "fixed-size") | "shuffle" |
 /// "balls-in-bins"; throws std::invalid_argument.
 sampling_scheme parse_sampling(const std::string& s);
-/// Parses "add-remove" | "zero-out" | "replace-one"; throws std::invalid_argument.
-neighbour_relation parse_neighbours(const std::string& s);
 std::string to_string(sampling_scheme s);
-std::string to_string(neighbour_relation n);
+// (neighbour_relation, parse_neighbours, to_string: fdp/ops/neighbours.hpp)
 
 /// "" if the combination is certified, otherwise the reason it is refused.
 std::string dpsgd_refusal(sampling_scheme s, neighbour_relation n);

@@ -34,19 +34,17 @@
 namespace fdp {
 namespace {
 
-using kinds::neighbours;
-
 struct params {
   double sigma, q, d;
   int group;  // K: the examples one user contributes (user-level accounting)
-  neighbours rel;
+  neighbour_relation rel;
 };
 params params_of(const spec& s) {
   return {s.number("sigma"), s.number("q"), s.number("sensitivity"),
           static_cast<int>(s.number("group")), kinds::neighbours_of(s)};
 }
 
-bool replace_one(const params& p) { return p.rel == neighbours::replace_one; }
+bool replace_one(const params& p) { return p.rel == neighbour_relation::replace_one; }
 
 // Replace-one: (1-q) N(0) + q N(-d) against (1-q) N(0) + q N(d), noise sigma.
 std::shared_ptr<const loss_law> replace_one_law(double sigma, double d, double q) {

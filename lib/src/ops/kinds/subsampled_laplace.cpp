@@ -20,7 +20,7 @@ struct params {
 // Replace-one as the Laplace mechanism of sensitivity 2S (q = 1), or refused.
 params params_of(const spec& s) {
   params p{s.number("b"), s.number("q"), s.number("sensitivity")};
-  if (kinds::neighbours_of(s) != kinds::neighbours::replace_one) return p;
+  if (kinds::neighbours_of(s) != neighbour_relation::replace_one) return p;
   if (p.q < 1.0)
     throw std::invalid_argument(
         "spec '" + s.text +
