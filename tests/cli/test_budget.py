@@ -109,6 +109,14 @@ def test_calibrate(fdp):
         br = j["solve"]["bracket"]
         if br["lower"] > s or br["upper"] < s:
             fail("calibrate: value %r outside its bracket %r" % (s, br))
+        # what the answer assumes, read off the solved spec
+        rel = j["assumptions"].get("specs", [{}])[0]
+        if rel.get("neighbours") != "add-remove" or rel.get("sampling") != "poisson":
+            fail("calibrate --json: assumptions %r" % j["assumptions"])
+    code, out, err = run(fdp, "calibrate", base + ",neighbours=replace-one", "--solve", "sigma",
+                         "--eps", "3", "--delta", "1e-5")
+    if code != 0 or "assumes: replace-one neighbours, poisson sampling" not in out:
+        fail("calibrate text: no assumptions line: %r %r" % (out, err))
     j = run_json(fdp, "calibrate", "laplace:b=10", "--solve", "times", "--eps", "5", "--delta", "1e-6")
     if j and (j["solve"]["value"] != int(j["solve"]["value"]) or j["solve"]["direction"] != "largest"):
         fail("calibrate times: %r" % j)
