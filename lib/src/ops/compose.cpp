@@ -1909,7 +1909,11 @@ std::vector<interval> composition::beta(const std::vector<double>& alphas) const
 }
 
 void composition::beta(const double* alphas, std::size_t n, double* lower, double* upper) const {
-  for (std::size_t i = 0; i < n; ++i) detail::check_alpha(alphas[i], "composition::beta");
+  // (the message comes from check_alpha; the test is inline: a call per alpha
+  // was 3% of a 10^6-alpha sweep)
+  for (std::size_t i = 0; i < n; ++i)
+    if (!(alphas[i] >= 0.0 && alphas[i] <= 1.0))
+      detail::check_alpha(alphas[i], "composition::beta");
   auto put = [&](std::size_t i, interval r) { lower[i] = r.lower, upper[i] = r.upper; };
   if (exact_) {
     const detail::closed_form f = exact_form();
