@@ -65,6 +65,20 @@ def test_replace_one_documents_are_refused_where_the_cli_refuses():
     assert acc.specs()[0].startswith("randomized-response:eps=1.0986122886681")
 
 
+def test_numpy_scalars_are_numbers():
+    import numpy as np
+    a = dp_accounting.PLDAccountant().compose(
+        SelfComposedDpEvent(PoissonSampledDpEvent(np.float64(0.01), GaussianDpEvent(1.1)),
+                            np.int64(100)))
+    b = dp_accounting.PLDAccountant().compose(
+        SelfComposedDpEvent(PoissonSampledDpEvent(0.01, GaussianDpEvent(1.1)), 100))
+    assert a.specs() == b.specs() == ["subsampled-gaussian:sigma=1.1,q=0.01,times=100"]
+    a.compose(GaussianDpEvent(50.0), count=np.int64(2))
+    assert a.specs()[0] == "gaussian:sigma=50,times=2"
+    with pytest.raises(ValueError, match="must be a real number"):
+        event_file.to_document(GaussianDpEvent(np.bool_(True)))
+
+
 def test_what_json_cannot_carry_is_a_value_error():
     with pytest.raises(ValueError, match=r"GaussianDpEvent.noise_multiplier = nan"):
         event_file.to_document(GaussianDpEvent(float("nan")))

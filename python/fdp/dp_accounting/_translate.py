@@ -10,8 +10,11 @@ event's path.
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass, field
 from typing import Dict
+
+import numpy as np
 
 from .. import _fdp
 from . import dp_event as ev
@@ -49,9 +52,10 @@ class Terms:
 
 
 def _count(c: object, name: str = "count") -> int:
-    if isinstance(c, bool) or not isinstance(c, int) or c < 0:
+    """c as an int (NumPy integers too); ValueError unless an integer >= 0."""
+    if isinstance(c, (bool, np.bool_)) or not isinstance(c, numbers.Integral) or c < 0:
         raise ValueError(f"{name} = {c!r} must be an integer >= 0")
-    return c
+    return int(c)
 
 
 def translate(event: object, count: int, rel: Rel) -> Terms:
@@ -60,7 +64,8 @@ def translate(event: object, count: int, rel: Rel) -> Terms:
     if not isinstance(event, ev.DpEvent):
         raise TypeError(f"event must be a DpEvent, not {type(event).__name__}")
     t = Terms()
-    if _count(count) == 0:
+    count = _count(count)
+    if count == 0:
         return t
     for spec, n in _fdp.event_terms(dumps(ev.SelfComposedDpEvent(event, count), rel)):
         t.add(spec, n)

@@ -19,7 +19,10 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
+import numbers
 from typing import Any, Dict, Tuple
+
+import numpy as np
 
 from . import dp_event as ev
 from .privacy_accountant import NeighboringRelation
@@ -37,11 +40,14 @@ def _value(x: Any, where: str) -> Any:
         return [_value(v, f"{where}[{i}]") for i, v in enumerate(x)]
     if x is None:
         return None
-    if isinstance(x, bool) or not isinstance(x, (int, float)):
+    # (NumPy scalars too: a count computed with NumPy is an np.int64)
+    if isinstance(x, (bool, np.bool_)) or not isinstance(x, numbers.Real):
         raise ValueError(f"{where} = {x!r} must be a real number")
-    if isinstance(x, float) and not math.isfinite(x):
+    if isinstance(x, numbers.Integral):
+        return int(x)
+    if not math.isfinite(x):
         raise ValueError(f"{where} = {x!r} must be finite")
-    return x
+    return float(x)
 
 
 def _event(e: ev.DpEvent, where: str) -> Dict[str, Any]:

@@ -8,7 +8,7 @@ from typing import List, Optional
 from ..._composition import Composition
 from ..._interval import Interval
 from .. import dp_event as ev
-from .._translate import Terms, translate
+from .._translate import Terms, _count, translate
 from ..event_file import to_document
 from ..privacy_accountant import NeighboringRelation, UnsupportedEventError
 
@@ -63,8 +63,7 @@ class PLDAccountant:
     def compose(self, event: ev.DpEvent, count: int = 1) -> "PLDAccountant":
         """Adds ``event`` ``count`` times; returns self. UnsupportedEventError (nothing
         added) if fdp cannot account for the event soundly."""
-        if isinstance(count, bool) or not isinstance(count, int) or count < 0:
-            raise ValueError(f"count = {count!r} must be an integer >= 0")
+        count = _count(count)
         terms = translate(event, count, self._relation)
         with self._lock:
             merged = Terms()
