@@ -4,12 +4,16 @@ spec kinds both account: every kind composed 1, 100 and 10,000 times.
 
 For each row: dp_accounting's epsilon (pessimistic, default discretization
 1e-4) and its time in process (median of REPS runs, accountant built and
-composed each time); fdp's certified bracket, its relative width, and the
+composed each time); fdp's certified bracket, its relative width, the
 whole-process time of `fdp compose SPEC --delta D --json` (median of REPS
-runs, process spawn included). Needs an installed dp_accounting (this script
-does not fetch or build it):
+runs, process spawn included), and the in-process time of the same query
+through fdp's Python module (`fdp.compose([SPEC]).epsilon(D)`, composed each
+time; the same digits as the CLI), the like-for-like comparison with
+dp_accounting's in-process time. Needs an installed dp_accounting (this
+script does not fetch or build it) and fdp's module on the path:
 
-    /usr/bin/python3 bench/dp_accounting_side_by_side.py build/tools/fdp [REPS]
+    PYTHONPATH=build/python:<dp_accounting> /usr/bin/python3 \
+        bench/dp_accounting_side_by_side.py build/tools/fdp [REPS]
 """
 
 import json
@@ -20,6 +24,7 @@ import sys
 import time
 
 import dp_accounting
+import fdp as fdp_module
 from dp_accounting import dp_event as E
 from dp_accounting.pld import pld_privacy_accountant as pld
 
@@ -71,11 +76,21 @@ def ours(fdp, spec, delta, reps):
     return e["lower"], e["upper"], statistics.median(times)
 
 
+def ours_in_process(spec, delta, reps):
+    times, e = [], None
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        e = fdp_module.compose([spec]).epsilon(delta)
+        times.append(time.perf_counter() - t0)
+    return e.lower, e.upper, statistics.median(times)
+
+
 def main():
     fdp = sys.argv[1]
     reps = int(sys.argv[2]) if len(sys.argv) > 2 else 3
-    print("| mechanism | T | dp_accounting eps | time | fdp bracket | width | time | ratio |")
-    print("|---|---|---|---|---|---|---|---|")
+    print("| mechanism | T | dp_accounting eps | time | fdp bracket | width | CLI time | ratio "
+          "| in-process time | ratio |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for name, spec, event, relation, delta in ROWS:
         for n in COUNTS:
             # (dp_accounting 0.6.0 composes a RandomizedResponseDpEvent once,
@@ -86,10 +101,14 @@ def main():
                 their_eps, their_t = theirs(event, relation, n, delta, reps)
             text = spec + (",times=%d" % n if n > 1 else "")
             lo, hi, our_t = ours(fdp, text, delta, reps)
+            plo, phi, in_t = ours_in_process(text, delta, reps)
+            if (plo, phi) != (lo, hi):
+                print("  (in-process bracket [%r, %r] differs from the CLI's)" % (plo, phi))
             width = (hi - lo) / hi if hi > 0 else 0.0
-            print("| %s | %d | %.6f | %.0f ms | [%.6f, %.6f] | %.3f%% | %.0f ms | %.1fx |" % (
-                name, n, their_eps, their_t * 1e3, lo, hi, 100 * width, our_t * 1e3,
-                their_t / our_t), flush=True)
+            print("| %s | %d | %.6f | %.1f ms | [%.6f, %.6f] | %.3f%% | %.0f ms | %.1fx "
+                  "| %.2f ms | %.0fx |" % (
+                      name, n, their_eps, their_t * 1e3, lo, hi, 100 * width, our_t * 1e3,
+                      their_t / our_t, in_t * 1e3, their_t / in_t), flush=True)
 
 
 if __name__ == "__main__":
