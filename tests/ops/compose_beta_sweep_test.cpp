@@ -1,7 +1,8 @@
 // composition::beta on a vector of alphas (the Python package's curve()):
 // the same brackets as beta(alpha) one at a time, whatever the order of the
 // alphas (the sweep's hints must never change an answer), for numeric and
-// exact compositions; a bad alpha anywhere throws before anything is computed.
+// exact compositions, long arrays split across two threads included; a bad
+// alpha anywhere throws before anything is computed.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -62,6 +63,26 @@ TEST(ComposeBetaSweep, NumericHeterogeneousComposition) {
 TEST(ComposeBetaSweep, ExactComposition) {
   expect_same_as_one_at_a_time(composed({"gdp:mu=1", "gaussian:sigma=2"}));
   expect_same_as_one_at_a_time(composed({"epsdelta:eps=0.3,delta=1e-6,times=40"}));
+}
+
+// Past 2^16 alphas the sweep runs in two halves on two threads: the same
+// answers, into the caller's buffers too.
+TEST(ComposeBetaSweep, LongArraysSplitAcrossThreadsGiveTheSameAnswers) {
+  const composition c = composed({"subsampled-gaussian:sigma=1,q=0.01,times=300"});
+  std::vector<double> a;
+  for (int i = 0; i < 70001; ++i) a.push_back(i / 70000.0);
+  std::mt19937 rng(11);
+  std::shuffle(a.begin() + 35000, a.end(), rng);  // (the second half out of order)
+  std::vector<double> lo(a.size()), hi(a.size());
+  c.beta(a.data(), a.size(), lo.data(), hi.data());
+  const std::vector<interval> v = c.beta(a);
+  for (std::size_t i = 0; i < a.size(); i += 7) {
+    const interval s = c.beta(a[i]);
+    ASSERT_EQ(lo[i], s.lower) << "alpha " << a[i] << " at " << i;
+    ASSERT_EQ(hi[i], s.upper) << "alpha " << a[i] << " at " << i;
+    ASSERT_EQ(v[i].lower, s.lower);
+    ASSERT_EQ(v[i].upper, s.upper);
+  }
 }
 
 TEST(ComposeBetaSweep, BadAlphaThrows) {
