@@ -10,6 +10,7 @@ pkgs=(g++ cmake make pkg-config libboost-dev libeigen3-dev libfftw3-dev
       python3-jsonschema  # validates --json output: tests/cli/test_json_contract.py
       pybind11-dev python3-pybind11 python3-dev python3-pytest  # the Python package (python/)
       lld  # links the fdp binary in a start-up friendly order (tools/CMakeLists.txt)
+      libopenmpi-dev openmpi-bin  # fdp-mpi: audits across processes (tools/fdp/distributed.hpp)
       clang libclang-rt-14-dev  # clang + libFuzzer: fuzz/run.sh
       clang-format  # scripts/check-format.sh (CI)
       help2man)  # the fdp(1) man page from the help (scripts/make-manpage.sh)

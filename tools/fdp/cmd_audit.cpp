@@ -17,6 +17,7 @@
 #include "audit_claim.hpp"
 #include "audit_scores.hpp"
 #include "cli.hpp"
+#include "distributed.hpp"
 #include "fdp/audit/audit.hpp"
 #include "fdp/audit/stats_io.hpp"
 #include "fdp/mech/neighbours.hpp"
@@ -201,7 +202,14 @@ std::optional<audited> audit_builtin(const args& a, const audit_options& opt) {
   r.source["neighbours"] = m.neighbours().text;
   r.source["distance"] = mech::neighbour_distance(m.neighbours(), in0, in1);
   r.subject = m.spec();
-  r.report = audit_mechanism(m, in0, in1, n, claim, opt);
+  // (under mpirun, fdp-mpi: this process's share of the evaluation, the
+  // counts summed over the processes; distributed.hpp)
+  const distribution& d = this_distribution();
+  audit_options mine = opt;
+  mine.task_rank = d.rank;
+  mine.task_ranks = d.ranks;
+  mine.reduce_counts = d.reduce_counts;
+  r.report = audit_mechanism(m, in0, in1, n, claim, mine);
   return r;
 }
 
@@ -441,17 +449,22 @@ int run_audit(const args& a) {
   keep_freed_memory_in_heap();
   const audit_source source = audit_source_of(a);
   audit_options opt = audit_options_from(a);
+  // (under mpirun only the first process shows progress and prints: the
+  // others computed the same report; distributed.hpp)
+  const bool first = this_distribution().rank == 0;
   progress_bar bar;
-  if (!a.flag("no-progress")) opt.progress = [&bar](double f) { bar(f); };
+  if (!a.flag("no-progress") && first) opt.progress = [&bar](double f) { bar(f); };
   const std::optional<audited> done = audit_from(a, source, opt);
   bar.clear();
   if (!done) return 0;  // (a --plan-in run: its shard is written)
+  const int code = done->report.result.verdict == "violation" ? 3 : 0;
+  if (!first) return code;
   write_requested_files(a, done->report);
   if (a.flag("json"))
     print_json(audit_json(*done));
   else
     print_audit(*done, a.flag("tests"));
-  return done->report.result.verdict == "violation" ? 3 : 0;
+  return code;
 }
 
 FDP_REGISTER_COMMAND(command{
@@ -520,7 +533,9 @@ FDP_REGISTER_COMMAND(command{
     "  --stats-out FILE         write the plan and evaluation counts (a shard)\n"
     "  --plan-in FILE --shard I with --mechanism and --stats-out: evaluation outputs\n"
     "                           only, from stream block I<<20 on (another shard)\n"
-    "  --stats-in FILE          (repeatable) merge shards of one plan and report\n\n"
+    "  --stats-in FILE          (repeatable) merge shards of one plan and report\n"
+    "  (mpirun -np N fdp-mpi audit --mechanism ...: the evaluation split over N\n"
+    "   processes, the single-process report; built where OpenMPI is installed)\n\n"
     "Canary scores (membership-inference scores of canaries; file rows\n"
     "score,in,canary,run with in = 1 if the canary was trained on; fdp sample\n"
     "--gdp-scores writes simulated ones):\n"

@@ -53,6 +53,8 @@ void check_options(const audit_options& o) {
                   o.curve_tests, "must be in [0, 1000]");
   detail::require(o.group >= 1 && o.group <= 1000000, "audit", "group",
                   static_cast<long long>(o.group), "must be an integer in [1, 1000000]");
+  detail::require(o.task_ranks >= 1 && o.task_rank < o.task_ranks, "audit", "task_rank",
+                  static_cast<long long>(o.task_rank), "must be in [0, task_ranks)");
 }
 
 unsigned thread_count(const audit_options& o) {
@@ -133,32 +135,35 @@ eval_counts evaluate_mechanism(const mech::mechanism& m, const std::vector<doubl
   }
   eval_counts total;
   total.init(p);
-  if (p.tests.empty()) {
-    total.n[0] = total.n[1] = samples;
+  if (p.tests.empty()) {  // (counted once, by the first of several processes)
+    total.n[0] = total.n[1] = opt.task_rank == 0 ? samples : 0;
     return total;
   }
   const std::uint64_t blocks = (samples + kBlock - 1) / kBlock;
+  // this process's tasks: t = task_rank, task_rank + task_ranks, ...
+  const std::uint64_t ranks = opt.task_ranks,
+                      mine = (2 * blocks + ranks - 1 - opt.task_rank) / ranks;
   std::vector<eval_counts> local(T);
   for (auto& l : local) l.init(p);
   std::vector<std::vector<double>> rbuf(T);
   std::vector<std::vector<std::int64_t>> cbuf(T);
-  run_tasks(
-      static_cast<std::size_t>(2 * blocks), T, opt, 0.1, 0.98, [&](std::size_t t, unsigned w) {
-        const int side = static_cast<int>(t % 2);
-        const std::uint64_t b = t / 2;
-        const std::size_t cnt = static_cast<std::size_t>(std::min(kBlock, samples - b * kBlock));
-        mech::rng_stream rng(opt.seed, shard_id(1, side, opt.shard_offset + b));
-        const auto& in = side == 0 ? in0 : in1;
-        if (shape.kind == mech::output_kind::real) {
-          rbuf[w].resize(kBlock * dim);
-          m.sample(in, rng, cnt, rbuf[w].data());
-          accumulate(p, side, rbuf[w].data(), cnt, local[w]);
-        } else {
-          cbuf[w].resize(kBlock);
-          m.sample(in, rng, cnt, cbuf[w].data());
-          accumulate(p, side, cbuf[w].data(), nullptr, cnt, local[w]);
-        }
-      });
+  run_tasks(static_cast<std::size_t>(mine), T, opt, 0.1, 0.98, [&](std::size_t j, unsigned w) {
+    const std::uint64_t t = j * ranks + opt.task_rank;
+    const int side = static_cast<int>(t % 2);
+    const std::uint64_t b = t / 2;
+    const std::size_t cnt = static_cast<std::size_t>(std::min(kBlock, samples - b * kBlock));
+    mech::rng_stream rng(opt.seed, shard_id(1, side, opt.shard_offset + b));
+    const auto& in = side == 0 ? in0 : in1;
+    if (shape.kind == mech::output_kind::real) {
+      rbuf[w].resize(kBlock * dim);
+      m.sample(in, rng, cnt, rbuf[w].data());
+      accumulate(p, side, rbuf[w].data(), cnt, local[w]);
+    } else {
+      cbuf[w].resize(kBlock);
+      m.sample(in, rng, cnt, cbuf[w].data());
+      accumulate(p, side, cbuf[w].data(), nullptr, cnt, local[w]);
+    }
+  });
   for (const auto& l : local) total.merge(l);
   total.streams = {{opt.seed, opt.shard_offset}};
   return total;
@@ -387,6 +392,7 @@ audit_report audit_mechanism(const mech::mechanism& m, const std::vector<double>
   // 3. Evaluation split.
   const auto t2 = clock_type::now();
   rep.counts = evaluate_mechanism(m, in0, in1, neval, rep.tests, opt);
+  if (opt.reduce_counts) opt.reduce_counts(rep.tests, rep.counts);
   rep.seconds.evaluation = since(t2);
 
   // 4. Statements.

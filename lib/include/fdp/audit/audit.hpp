@@ -62,6 +62,16 @@ struct audit_options {
   bool skip_header = false;
   /// Called from the calling thread with the fraction of work done, every ~0.1 s.
   std::function<void(double)> progress;
+  /// A distributed mechanism audit (tools/fdp's MPI build): this process
+  /// evaluates only the evaluation tasks t (a side and a block of outputs on
+  /// its own counter-based stream) with t % task_ranks == task_rank, and
+  /// `reduce_counts(tests, counts)` then turns every process's partial
+  /// counts into their sum (an MPI all-reduce; it may first check that all
+  /// processes chose the same tests). Every process draws the same selection split
+  /// and chooses the same tests, so each reports exactly what one process
+  /// evaluating every task reports (integer counts add in any order).
+  unsigned task_rank = 0, task_ranks = 1;
+  std::function<void(const plan&, eval_counts&)> reduce_counts;
 };
 
 struct timing {
