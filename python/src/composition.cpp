@@ -55,10 +55,12 @@ std::pair<composition, composition> compose_queries(const std::vector<std::strin
   o.method = method_from(method);
   o.tolerance = tolerance;
   o.max_memory = max_memory;
-  query_compositions q =
-      interruptible([&] { return compose_for_queries(specs, o, deltas, epsilons); });
-  composition for_deltas = q.delta_source();
-  return {std::move(q.for_epsilons), std::move(for_deltas)};
+  // (the copy of the delta composition too without the GIL, as before)
+  return interruptible([&] {
+    query_compositions q = compose_for_queries(specs, o, deltas, epsilons);
+    composition for_deltas = q.delta_source();
+    return std::make_pair(std::move(q.for_epsilons), std::move(for_deltas));
+  });
 }
 
 // A scalar query with the GIL released (a root search or a grid sweep).
