@@ -7,24 +7,12 @@
 #include "cli.hpp"
 #include "compose_common.hpp"
 #include "fdp/budget/calibrate.hpp"
-#include "fdp/core/error.hpp"
 
 namespace fdp::cli {
 namespace {
 
-// The calibrated spec with the solved value filled in, and the others: what
-// the answer assumes (neighbour relation, sampling) is read off them.
-std::vector<spec> solved_specs(const args& a, const calibration_result& r) {
-  const std::string& first = a.positional()[0];
-  const char sep = first.find(':') == std::string::npos ? ':' : ',';
-  std::vector<spec> out{parse_spec(first + sep + r.param + "=" + detail::format_value(r.value))};
-  for (std::size_t i = 1; i < a.positional().size(); ++i)
-    out.push_back(parse_spec(a.positional()[i]));
-  return out;
-}
-
 json calibrate_json(double eps, double delta, const calibration_options& o,
-                    const calibration_result& r, const std::vector<spec>& specs) {
+                    const calibration_result& r) {
   json out = envelope("calibrate");
   out["solve"] = solve_json(r);
   out["target"] = {{"delta", delta}, {"epsilon", eps}};
@@ -33,7 +21,7 @@ json calibrate_json(double eps, double delta, const calibration_options& o,
   out["iterations"] = r.iterations;
   out["evaluations"] = r.evaluations;
   out["assumptions"] = {{"tolerance", o.final_tolerance}};
-  const json relations = spec_assumptions_json(specs);
+  const json relations = spec_assumptions_json(r.specs);
   if (!relations.empty()) out["assumptions"]["specs"] = relations;
   out["timing"] = timing(r.seconds);
   return out;
@@ -55,7 +43,7 @@ int run_calibrate(const args& a) {
   const std::vector<std::string> others(a.positional().begin() + 1, a.positional().end());
   const calibration_result r = calibrate(a.positional()[0], param, eps, delta, others, o);
   if (a.flag("json")) {
-    print_json(calibrate_json(eps, delta, o, r, solved_specs(a, r)));
+    print_json(calibrate_json(eps, delta, o, r));
     return 0;
   }
   const bool integer = param == "times";
@@ -65,7 +53,7 @@ int run_calibrate(const args& a) {
             << (r.at_limit ? "; the end of the parameter's range" : "") << ")\n";
   std::cout << "  certified epsilon at this value: [" << fmt_down(r.epsilon.lower) << ", "
             << fmt_up(r.epsilon.upper) << "]\n";
-  print_spec_assumptions(solved_specs(a, r));
+  print_spec_assumptions(r.specs);
   std::cout << "  root bracket: [" << fmt(r.lo) << ", " << fmt(r.hi) << "] after " << r.iterations
             << " iterations, " << r.evaluations << " certified compositions, "
             << fmt(r.seconds * 1e3, 4) << " ms\n";

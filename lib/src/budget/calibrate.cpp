@@ -553,7 +553,9 @@ calibration_result calibrate_family(const calibration_family& family, double tar
   if (family.integer && family.smallest)
     throw std::invalid_argument("calibrate: integer parameters are solved for the largest value");
   calibrator c(family, target_eps, delta, opt);
-  return c.run();
+  calibration_result r = c.run();
+  r.specs = family.specs_at(r.value);
+  return r;
 }
 
 }  // namespace fdp

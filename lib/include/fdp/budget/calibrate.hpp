@@ -73,6 +73,9 @@ struct calibration_result {
   int iterations = 0;          ///< root-finder iterations
   int evaluations = 0;         ///< certified compositions evaluated
   double seconds = 0.0;
+  /// The composition at `value` (the family's specs_at): what the answer
+  /// is about, e.g. for stating its neighbour relation and sampling.
+  std::vector<spec> specs;
 };
 
 /// Calibrates `param` of `spec_text` (which must leave it out) so that the
