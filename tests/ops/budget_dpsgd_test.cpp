@@ -4,6 +4,7 @@
 // without-replacement route, and bad input.
 #include "fdp/budget/dpsgd.hpp"
 #include "fdp/ops/convert.hpp"
+#include "fdp/ops/spec.hpp"
 
 #include <gtest/gtest.h>
 
@@ -284,6 +285,30 @@ TEST(Dpsgd, BallsInBinsLowerBoundIsBelowATwoStepEpochsTruth) {
       EXPECT_LT(two_step_epoch_delta(sigma, r.epsilon.lower / 0.9), delta) << sigma << " " << delta;
     }
   }
+}
+
+}  // namespace
+}  // namespace fdp
+
+namespace fdp {
+namespace {
+
+// dpsgd_config_of inverts dpsgd_phase_spec under every relation (the spec's
+// sensitivity is a record's bound, half the run's D under replace-one).
+TEST(Dpsgd, ConfigOfASpecInvertsThePhaseSpec) {
+  for (neighbour_relation n : {neighbour_relation::add_remove, neighbour_relation::zero_out,
+                               neighbour_relation::replace_one}) {
+    const dpsgd_phase p{0.0042666666666666667, 1.1, 14062};
+    const dpsgd_config c = dpsgd_config_of(parse_spec(dpsgd_phase_spec(p, 3.0, n)));
+    EXPECT_EQ(c.q, p.q);
+    EXPECT_EQ(c.sigma, p.sigma);
+    EXPECT_EQ(c.steps, p.steps);
+    EXPECT_EQ(c.sensitivity, 3.0) << to_string(n);
+    EXPECT_EQ(c.neighbours, n);
+  }
+  EXPECT_THROW(dpsgd_config_of(parse_spec("gaussian:sigma=1")), std::invalid_argument);
+  EXPECT_THROW(dpsgd_config_of(parse_spec("subsampled-gaussian:sigma=1,q=0.1,group=2")),
+               std::invalid_argument);
 }
 
 }  // namespace

@@ -23,24 +23,16 @@ struct sampler_row {
 const sampling_scheme kSamplers[] = {sampling_scheme::poisson, sampling_scheme::without_replacement,
                                      sampling_scheme::shuffle, sampling_scheme::balls_in_bins};
 
-// The DP-SGD configuration a subsampled-gaussian spec describes (the run's
-// sensitivity D: a replacement moves the sum by twice a record's bound).
+// The DP-SGD run a subsampled-gaussian spec describes (dpsgd_config_of).
 dpsgd_config config_of(const spec& s, double delta, double tolerance) {
-  if (s.name != "subsampled-gaussian" || s.number_or("group", 1, 1, 1000) != 1)
-    throw usage_error(
-        "--sampling all takes one subsampled-gaussian spec without group= (a "
-        "DP-SGD run: sigma, q, times), not '" +
-            s.text + "'",
-        "sampling");
   dpsgd_config c;
-  c.sigma = s.number("sigma");
-  c.q = s.number("q");
-  c.steps = s.times;
+  try {
+    c = dpsgd_config_of(s);
+  } catch (const std::invalid_argument& e) {
+    throw usage_error(std::string("--sampling all: ") + e.what(), "sampling");
+  }
   c.delta = delta;
   c.tolerance = tolerance;
-  c.neighbours = parse_neighbours(s.choice("neighbours"));
-  const double record = s.number_or("sensitivity", 1, 0, 1e300, true);
-  c.sensitivity = c.neighbours == neighbour_relation::replace_one ? 2 * record : record;
   return c;
 }
 

@@ -328,6 +328,22 @@ std::string dpsgd_phase_spec(const dpsgd_phase& p, double sensitivity, neighbour
          ",times=" + std::to_string(p.steps);
 }
 
+dpsgd_config dpsgd_config_of(const spec& s) {
+  if (s.name != "subsampled-gaussian" || s.number("group") != 1)
+    throw std::invalid_argument(
+        "dpsgd: a DP-SGD run is one subsampled-gaussian spec without "
+        "group=, not '" +
+        s.text + "'");
+  dpsgd_config c;
+  c.sigma = s.number("sigma");
+  c.q = s.number("q");
+  c.steps = s.times;
+  c.neighbours = parse_neighbours(s.choice("neighbours"));
+  const bool ro = c.neighbours == neighbour_relation::replace_one;
+  c.sensitivity = (ro ? 2.0 : 1.0) * s.number("sensitivity");  // (as dpsgd_phase_spec halves it)
+  return c;
+}
+
 double dpsgd_sensitivity(const dpsgd_config& c) {
   if (c.sensitivity > 0) return c.sensitivity;
   return c.neighbours == neighbour_relation::replace_one ? 2.0 : 1.0;

@@ -150,6 +150,11 @@ std::vector<dpsgd_phase> dpsgd_phases(const dpsgd_config& c);
 /// The spec of one Poisson phase ("subsampled-gaussian:sigma=..,q=..,sensitivity=..,times=..").
 std::string dpsgd_phase_spec(const dpsgd_phase& p, double sensitivity,
                              neighbour_relation n = neighbour_relation::add_remove);
+/// The run a subsampled-gaussian spec describes (its inverse: q, sigma,
+/// steps = times, the spec's neighbours, and sensitivity = the spec's
+/// record bound, twice it under replace-one); sampling Poisson, other fields
+/// default. std::invalid_argument for another kind or a group= spec.
+dpsgd_config dpsgd_config_of(const spec& s);
 /// The sensitivity used: config.sensitivity, else 1 (add-remove) or 2 (replace-one).
 double dpsgd_sensitivity(const dpsgd_config& c);
 
