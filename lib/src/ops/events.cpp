@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "fdp/core/error.hpp"
+#include "fdp/ops/neighbours.hpp"
 
 namespace fdp {
 namespace {
@@ -19,7 +20,8 @@ constexpr std::size_t kMaxEvents = 100000;
 constexpr long double kMaxTimes = 1e12L;
 constexpr std::uintmax_t kMaxFileBytes = std::uintmax_t{64} << 20;
 
-enum class relation { add_remove, replace_one, replace_special };
+// The document's relation: dp_accounting's REPLACE_SPECIAL is zero-out.
+using relation = neighbour_relation;
 
 // The walk over the document: where it is, what it has found.
 struct translator {
@@ -34,12 +36,6 @@ struct translator {
   // A well-formed event fdp has no sound accounting for.
   [[noreturn]] static void unsupported(const std::string& path, const std::string& why) {
     throw unsupported_event("event " + path + ": " + why);
-  }
-
-  const char* relation_name() const {
-    if (rel == relation::replace_one) return "REPLACE_ONE";
-    if (rel == relation::replace_special) return "REPLACE_SPECIAL";
-    return "ADD_OR_REMOVE_ONE";
   }
 
   static double number(const json& e, const std::string& path, const char* field) {
@@ -58,9 +54,7 @@ struct translator {
 
   // The subsampled specs' neighbours key for the document's relation.
   std::string neighbours_word() const {
-    if (rel == relation::replace_one) return ",neighbours=replace-one";
-    if (rel == relation::replace_special) return ",neighbours=zero-out";
-    return "";
+    return rel == relation::add_remove ? "" : ",neighbours=" + to_string(rel);
   }
 
   void add(const std::string& spec_text, long double count, const std::string& path) {
@@ -124,10 +118,7 @@ void translator::leaf(const std::string& type, const json& e, long double count,
                count, path);
   }
   if (type == "LaplaceDpEvent") {
-    if (rel == relation::replace_one)
-      unsupported(path,
-                  "LaplaceDpEvent needs ADD_OR_REMOVE_ONE or REPLACE_SPECIAL neighbours, "
-                  "not REPLACE_ONE");
+    refuse_replace_one(type, path);
     const double b = number(e, path, "noise_multiplier");
     if (b == 0) return add("epsdelta:eps=0,delta=1", count, path);
     return add("laplace:b=" + num(b), count, path);
@@ -222,10 +213,7 @@ void translator::poisson(const json& e, long double count, const std::string& pa
 }
 
 void translator::mixture(const json& e, long double count, const std::string& path) {
-  if (rel == relation::replace_one)
-    unsupported(path,
-                "MixtureOfGaussiansDpEvent needs ADD_OR_REMOVE_ONE or REPLACE_SPECIAL "
-                "neighbours, not REPLACE_ONE");
+  refuse_replace_one("MixtureOfGaussiansDpEvent", path);
   const double s = number(e, path, "standard_deviation");
   auto list = [&](const char* field) {
     if (!e.contains(field) || !e[field].is_array() || e[field].empty())
@@ -250,7 +238,7 @@ relation relation_of(const json& doc) {
   const std::string s = r.is_string() ? r.get<std::string>() : "";
   if (s == "ADD_OR_REMOVE_ONE") return relation::add_remove;
   if (s == "REPLACE_ONE") return relation::replace_one;
-  if (s == "REPLACE_SPECIAL") return relation::replace_special;
+  if (s == "REPLACE_SPECIAL") return relation::zero_out;
   throw std::invalid_argument(
       "neighbouring_relation must be ADD_OR_REMOVE_ONE, REPLACE_ONE or REPLACE_SPECIAL");
 }
