@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass
 from typing import Optional, Sequence, Tuple
 
@@ -120,10 +121,12 @@ def _report(r: dict, deltas: list) -> DpsgdReport:
 def dpsgd(*, sigma: float, q: float, steps: int, delta=1e-5,
           sampling: str = "poisson", neighbours: str = "add-remove",
           sensitivity: float = 0.0, gdp_summary: bool = False, mu_above: float = 0.0,
-          phases: Sequence = ()) -> DpsgdReport:
+          phases: Sequence = (), max_batch_size: int = 0, dataset_size: int = 0) -> DpsgdReport:
     """The certified budget of ``steps`` DP-SGD steps (as ``fdp dpsgd``).
 
-    delta: one value or several. sampling: "poisson", "without-replacement" or
+    delta: one value or several. sampling: "poisson", "truncated-poisson"
+    (Poisson batches cut at random to ``max_batch_size`` of ``dataset_size``
+    records; both required then), "without-replacement" or
     "shuffle" or "balls-in-bins" (a certified lower bound only: see DpsgdReport);
     neighbours: "add-remove", "zero-out" or "replace-one" (sensitivity 0: the relation's
     default, 1 or 2). ``phases``: further (q, sigma, steps) stretches run
@@ -137,8 +140,12 @@ def dpsgd(*, sigma: float, q: float, steps: int, delta=1e-5,
     if isinstance(steps, bool) or not isinstance(steps, int):
         raise TypeError(f"steps must be an integer, not {type(steps).__name__}")
     ds = _deltas(delta)
+    for name, v in (("max_batch_size", max_batch_size), ("dataset_size", dataset_size)):
+        if isinstance(v, bool) or not isinstance(v, numbers.Integral):
+            raise TypeError(f"{name} must be an integer, not {type(v).__name__}")
     r = _fdp.account_dpsgd(float(q), float(sigma), steps, ds, sampling, neighbours,
-                           float(sensitivity), bool(gdp_summary), float(mu_above), _phases(phases))
+                           float(sensitivity), bool(gdp_summary), float(mu_above), _phases(phases),
+                           int(max_batch_size), int(dataset_size))
     return _report(r, ds)
 
 

@@ -49,6 +49,27 @@ def test_dpsgd_without_replacement_route():
                   neighbours="zero-out")
 
 
+def test_dpsgd_truncated_poisson_matches_cli_and_its_spec(cli):
+    r = fdp.dpsgd(sigma=1.0, q=0.01, steps=500, sampling="truncated-poisson",
+                  max_batch_size=15, dataset_size=1000)
+    want = cli("dpsgd", "--q", "0.01", "--sigma", "1", "--steps", "500", "--delta", "1e-5",
+               "--sampling", "truncated-poisson", "--max-batch-size", "15",
+               "--dataset-size", "1000")
+    e = answers(want, "epsilon")[0]
+    assert r.epsilon == (e["lower"], e["upper"])
+    spec = fdp.compose(["subsampled-gaussian:sigma=1,q=0.01,times=500,"
+                        "sampling=truncated-poisson,max-batch=15,dataset-size=1000"])
+    assert tuple(spec.epsilon(1e-5)) == tuple(r.epsilon)
+    assert r.epsilon.lower > fdp.dpsgd(sigma=1.0, q=0.01, steps=500).epsilon.upper
+    with pytest.raises(ValueError, match="max_batch_size"):
+        fdp.dpsgd(sigma=1.0, q=0.01, steps=5, sampling="truncated-poisson", dataset_size=1000)
+    with pytest.raises(ValueError, match="truncated-poisson"):
+        fdp.dpsgd(sigma=1.0, q=0.01, steps=5, max_batch_size=15)
+    with pytest.raises(TypeError, match="max_batch_size"):
+        fdp.dpsgd(sigma=1.0, q=0.01, steps=5, sampling="truncated-poisson", max_batch_size=1.5,
+                  dataset_size=1000)
+
+
 def test_dpsgd_shuffle_is_a_lower_bound_only():
     # q = 1: one step per epoch, the whole batch every step: exactly G_{sqrt(T)/sigma}
     r = fdp.dpsgd(sigma=2.0, q=1.0, steps=16, sampling="shuffle")

@@ -13,7 +13,8 @@ from fdp.dp_accounting import (ComposedDpEvent, DiscreteGaussianDpEvent, Discret
                                EpsilonDeltaDpEvent, GaussianDpEvent, LaplaceDpEvent,
                                MixtureOfGaussiansDpEvent, NeighboringRelation, NoOpDpEvent,
                                PoissonSampledDpEvent, RandomizedResponseDpEvent,
-                               SelfComposedDpEvent, UnsupportedEventError, ZCDpEvent, event_file)
+                               SelfComposedDpEvent, TruncatedSubsampledGaussianDpEvent,
+                               UnsupportedEventError, ZCDpEvent, event_file)
 
 RUN = ComposedDpEvent([
     SelfComposedDpEvent(PoissonSampledDpEvent(0.01, GaussianDpEvent(1.1)), 500),
@@ -23,6 +24,7 @@ RUN = ComposedDpEvent([
     DiscreteLaplaceDpEvent(0.05, 2),
     DiscreteGaussianDpEvent(30.0, 1.0, 1),
     MixtureOfGaussiansDpEvent(4.0, [0.0, 1.0, 2.0], [0.9, 0.09, 0.01]),
+    SelfComposedDpEvent(TruncatedSubsampledGaussianDpEvent(1000, 0.05, 60, 2.0), 20),
     NoOpDpEvent(),
 ])
 

@@ -308,19 +308,29 @@ def test_compare_samplers(fdp):
     # one run under every sampler: each row as fdp dpsgd --sampling has it,
     # digit for digit, and never a Poisson number under another label
     spec = "subsampled-gaussian:sigma=1,q=0.01,times=500"
+    cap = ",sampling=truncated-poisson,max-batch=15,dataset-size=1000"
     base = ["dpsgd", "--q", "0.01", "--sigma", "1", "--steps", "500", "--delta", "1e-5"]
-    for neighbours in ("add-remove", "replace-one"):
-        extra = "" if neighbours == "add-remove" else ",neighbours=replace-one"
-        j = run_json(fdp, "compare", spec + extra, "--sampling", "all", "--delta", "1e-5")
+    for neighbours, capped in (("add-remove", False), ("replace-one", False),
+                               ("add-remove", True), ("zero-out", True)):
+        extra = "" if neighbours == "add-remove" else ",neighbours=" + neighbours
+        j = run_json(fdp, "compare", spec + extra + (cap if capped else ""), "--sampling", "all",
+                     "--delta", "1e-5")
         if not j:
             continue
         rows = {r["sampling"]: r for r in j["samplers"]}
-        if sorted(rows) != ["balls-in-bins", "poisson", "shuffle", "without-replacement"]:
+        if sorted(rows) != ["balls-in-bins", "poisson", "shuffle", "truncated-poisson",
+                            "without-replacement"]:
             fail("compare --sampling all rows: %r" % j)
         if j["assumptions"]["neighbours"] != neighbours:
             fail("compare --sampling all assumptions: %r" % j["assumptions"])
+        if capped == ("refused" in rows["truncated-poisson"]):
+            fail("compare: the truncated row needs the spec's cap, and only it: %r" % rows)
         for name, row in rows.items():
-            d = run_json(fdp, *base, "--sampling", name, "--neighbours", neighbours,
+            if name == "truncated-poisson" and not capped:
+                continue
+            cut = (["--max-batch-size", "15", "--dataset-size", "1000"]
+                   if name == "truncated-poisson" else [])
+            d = run_json(fdp, *base, *cut, "--sampling", name, "--neighbours", neighbours,
                          expect_code=2 if "refused" in row else 0)
             if "refused" in row:
                 if d is None or "error" not in d or row["refused"] not in d["error"]["message"]:
@@ -333,6 +343,9 @@ def test_compare_samplers(fdp):
                 fail("compare %s %s: an upper end without a proof: %r" % (neighbours, name, row))
         if neighbours == "add-remove" and "refused" not in rows["without-replacement"]:
             fail("compare: fixed-size batches under add-remove must be refused: %r" % rows)
+        if capped and not (rows["truncated-poisson"]["queries"][0]["epsilon"]["lower"]
+                           > rows["poisson"]["queries"][0]["epsilon"]["upper"]):
+            fail("compare: cutting batches at 15 of a mean 10 must cost privacy: %r" % rows)
     code, out, err = run(fdp, "compare", spec, "--sampling", "all", "--delta", "1e-5")
     if code != 0 or "LOWER bound only" not in out or "refused:" not in out:
         fail("compare --sampling all text: %r %r" % (out, err))
@@ -341,6 +354,31 @@ def test_compare_samplers(fdp):
     expect_bad(fdp, ["compare", spec, spec, "--sampling", "all", "--delta", "1e-5"],
                "exactly one spec")
     expect_bad(fdp, ["compare", spec, "--sampling", "poisson", "--delta", "1e-5"], "'all'")
+    test_dpsgd_truncated(fdp, base)
+
+
+def test_dpsgd_truncated(fdp, base):
+    # truncated Poisson: the cap and the dataset size are stated, bad input named
+    j = run_json(fdp, *base, "--sampling", "truncated-poisson", "--max-batch-size", "15",
+                 "--dataset-size", "1000")
+    if j and (j["assumptions"].get("max_batch_size") != 15
+              or j["assumptions"].get("dataset_size") != 1000
+              or j["assumptions"]["sampling"] != "truncated-poisson"
+              or "revealed mixture" not in j["route"] or j["clt"]["applicable"]):
+        fail("dpsgd truncated-poisson JSON: %r" % j)
+    code, out, err = run(fdp, *base, "--sampling", "truncated-poisson", "--max-batch-size", "15",
+                         "--dataset-size", "1000")
+    if code != 0 or "batches above 15 of 1000 records cut at random" not in out:
+        fail("dpsgd truncated-poisson text: %r %r" % (out, err))
+    expect_bad(fdp, base + ["--sampling", "truncated-poisson", "--dataset-size", "1000"],
+               "--max-batch-size")
+    expect_bad(fdp, base + ["--sampling", "truncated-poisson", "--max-batch-size", "15"],
+               "--dataset-size")
+    expect_bad(fdp, base + ["--max-batch-size", "15"], "truncated-poisson only")
+    expect_bad(fdp, base + ["--sampling", "truncated-poisson", "--max-batch-size", "0",
+                            "--dataset-size", "1000"], "max-batch-size")
+    expect_bad(fdp, ["compose", "subsampled-gaussian:sigma=1,q=0.1,max-batch=3", "--delta",
+                     "1e-5"], "truncated-poisson only")
 
 
 # ---------------------------------------------------------------- ledger

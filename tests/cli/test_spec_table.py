@@ -126,7 +126,8 @@ def range_words(key, value):
     if key["type"] == "choice":
         return ["%s = '%s' must be one of %s" % (key["name"], value, ", ".join(key["choices"]))]
     if key["type"] == "integer":
-        return ["%s: '%s' must be an integer in [%s, %s]" % (key["name"], fmt(value), fmt(key["lo"]), fmt(key["hi"]))]
+        # (integers are printed in full, as the times= message shows)
+        return ["%s: '%s' must be an integer in [%d, %d]" % (key["name"], fmt(value), key["lo"], key["hi"])]
     lo = ("(" if key["lo_open"] else "[") + fmt(key["lo"])
     if key["hi"] >= 1e300:
         return ["%s = %s must be %s %s" % (key["name"], fmt(value), ">" if key["lo_open"] else ">=", fmt(key["lo"]))]

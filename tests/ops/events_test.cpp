@@ -61,6 +61,18 @@ TEST(Events, OtherRelationsMixturesAndNonPrivateEvents) {
       "mix");
   EXPECT_EQ(texts(mix),
             std::vector<std::string>{"mixture-gaussian:sigma=2,sensitivities=0;1,weights=0.9;0.1"});
+  // truncated Poisson: the subsampled Gaussian's truncated-poisson sampling,
+  // under the document's relation; an empty sample is no event
+  const auto trunc = specs_from_events(
+      R"({"neighbouring_relation": "REPLACE_ONE", "event": {"type": "ComposedDpEvent", "events": [
+          {"type": "TruncatedSubsampledGaussianDpEvent", "dataset_size": 1000,
+           "sampling_probability": 0.05, "truncated_batch_size": 60, "noise_multiplier": 1.0},
+          {"type": "TruncatedSubsampledGaussianDpEvent", "dataset_size": 1000,
+           "sampling_probability": 0.05, "truncated_batch_size": 0, "noise_multiplier": 1.0}]}})",
+      "trunc");
+  EXPECT_EQ(texts(trunc), std::vector<std::string>{
+                              "subsampled-gaussian:sigma=1,q=0.05,sampling=truncated-poisson,"
+                              "max-batch=60,dataset-size=1000,neighbours=replace-one"});
   // DLap(a), P(x) ~ e^{-a|x|}: t = 1/a rounded down, so eps = D a or a hair more
   const auto dl = specs_from_events(
       R"({"type": "DiscreteLaplaceDpEvent", "noise_parameter": 0.5, "sensitivity": 2})", "dl");
@@ -140,6 +152,9 @@ TEST(Events, RefusalsNameTheEventPath) {
   expect_refused(R"({"type": "MixtureOfGaussiansDpEvent", "standard_deviation": 1,
       "sensitivities": [0, 1], "sampling_probs": [1]})",
                  "same length", false);
+  expect_refused(R"({"type": "TruncatedSubsampledGaussianDpEvent", "dataset_size": 10.5,
+      "sampling_probability": 0.1, "truncated_batch_size": 3, "noise_multiplier": 1})",
+                 "'dataset_size' >= 0", false);
   expect_refused(R"({"type": "SelfComposedDpEvent", "count": -1, "event": {"type":
       "NoOpDpEvent"}})",
                  "count", false);

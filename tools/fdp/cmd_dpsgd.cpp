@@ -53,6 +53,7 @@ json assumptions_json(const dpsgd_run& run, const dpsgd_config& c, const dpsgd_r
   if (o.epochs > 0 || (run.solve && run.solve->param == "epochs"))
     as["steps_per_epoch"] = run.exact_per_epoch > 0 ? std::string("exact") : to_string(run.rule);
   if (run.dataset_size > 0) as["dataset_size"] = run.dataset_size;
+  if (c.max_batch_size > 0) as["max_batch_size"] = c.max_batch_size;
   as["sensitivity"] = r.sensitivity;
   as["tolerance"] = c.tolerance;
   return as;
@@ -153,8 +154,12 @@ void print_lower_bound_only(const std::vector<double>& ds, const std::vector<int
 
 void print_dpsgd(const dpsgd_run& run, const dpsgd_config& c, const dpsgd_report& r,
                  const dpsgd_solution* s) {
-  std::cout << "DP-SGD: " << to_string(c.sampling) << " sampling, " << to_string(c.neighbours)
-            << " neighbours (sensitivity " << fmt(r.sensitivity) << " C)\n";
+  std::cout << "DP-SGD: " << to_string(c.sampling) << " sampling";
+  if (c.max_batch_size > 0)
+    std::cout << " (batches above " << c.max_batch_size << " of " << c.dataset_size
+              << " records cut at random)";
+  std::cout << ", " << to_string(c.neighbours) << " neighbours (sensitivity " << fmt(r.sensitivity)
+            << " C)\n";
   const auto ps = dpsgd_phases(c);
   for (std::size_t i = 0; i < ps.size(); ++i)
     std::cout << (ps.size() > 1 ? "  phase " + std::to_string(i + 1) + ": " : "  run: ")
@@ -217,7 +222,8 @@ FDP_REGISTER_COMMAND(command{
     "usage: fdp dpsgd (--sigma S | --eps E [--solve sigma|steps|epochs|batch-size]) --delta D...\n"
     "                 (--steps T | --epochs E --dataset-size N --batch-size B | --q Q ...)\n"
     "                 [--steps-per-epoch ceil|floor|total|K] [--phase SPEC]...\n"
-    "                 [--sampling poisson|without-replacement|shuffle|balls-in-bins]\n"
+    "                 [--sampling poisson|truncated-poisson|without-replacement|shuffle|\n"
+    "                  balls-in-bins] [--max-batch-size M]\n"
     "                 [--neighbours add-remove|zero-out|replace-one] [--sensitivity D]\n"
     "                 [--tolerance T]\n"
     "                 [--mu-above A] [--mu] [--json]\n\n"
@@ -246,6 +252,10 @@ FDP_REGISTER_COMMAND(command{
     "    gradient): Poisson-subsampled Gaussian PLD, both orders;\n"
     "  poisson + replace-one: the PLD of (1-q) N(0) + q N(-1) vs (1-q) N(0) + q N(1)\n"
     "    (in units of C; Lebeda et al. 2025, Prop. 13);\n"
+    "  truncated-poisson (any relation; --max-batch-size M, --dataset-size N): Poisson\n"
+    "    batches of more than M records cut to M at random (padding short batches with\n"
+    "    zero gradients changes nothing); the uncut Poisson pair mixed with the cut\n"
+    "    batch's (the record swapped for one in the batch), the cut revealed;\n"
     "  without-replacement + replace-one: C_p(G_{2/sigma}) per step (Dong, Roth & Su\n"
     "    Thm 4.2) composed T times; the bracket is on that guarantee.\n"
     "  shuffle: NO certified upper bound; a certified LOWER bound (the max over each\n"
@@ -273,6 +283,8 @@ FDP_REGISTER_COMMAND(command{
     "--delta 1e-6\n"
     "  fdp dpsgd --sigma 1.0 --dataset-size 60000 --batch-size 256 --eps 2 --delta 1e-5 --solve "
     "epochs\n"
+    "  fdp dpsgd --sigma 1.1 --dataset-size 60000 --batch-size 256 --epochs 60 --delta 1e-5 "
+    "--sampling truncated-poisson --max-batch-size 320\n"
     "  fdp dpsgd --dataset-size 60000 --phase batch-size=256,epochs=5 --phase "
     "batch-size=1024,epochs=5 --eps 2 --delta 1e-5\n",
     {{"q", true, false, "sampling rate"},
@@ -286,7 +298,9 @@ FDP_REGISTER_COMMAND(command{
      {"delta", true, true, "delta (repeatable)"},
      {"eps", true, false, "target epsilon: solve for a parameter"},
      {"solve", true, false, "sigma|steps|epochs|batch-size"},
-     {"sampling", true, false, "poisson|without-replacement|shuffle|balls-in-bins"},
+     {"sampling", true, false,
+      "poisson|truncated-poisson|without-replacement|shuffle|balls-in-bins"},
+     {"max-batch-size", true, false, "M: truncated-poisson's largest batch"},
      {"neighbours", true, false, "add-remove|zero-out|replace-one"},
      {"sensitivity", true, false, "sensitivity in units of the clip norm"},
      {"tolerance", true, false, "relative bracket width"},

@@ -20,8 +20,17 @@ struct sampler_row {
   std::string refusal;
 };
 
-const sampling_scheme kSamplers[] = {sampling_scheme::poisson, sampling_scheme::without_replacement,
-                                     sampling_scheme::shuffle, sampling_scheme::balls_in_bins};
+const sampling_scheme kSamplers[] = {sampling_scheme::poisson, sampling_scheme::truncated_poisson,
+                                     sampling_scheme::without_replacement, sampling_scheme::shuffle,
+                                     sampling_scheme::balls_in_bins};
+
+// A row that needs what the spec does not give (truncated Poisson's cap).
+std::string missing_input(sampling_scheme s, const dpsgd_config& base) {
+  if (s == sampling_scheme::truncated_poisson && base.max_batch_size == 0)
+    return "needs a batch cap: give the spec sampling=truncated-poisson,max-batch=M,"
+           "dataset-size=N";
+  return "";
+}
 
 // The DP-SGD run a subsampled-gaussian spec describes (dpsgd_config_of).
 dpsgd_config config_of(const spec& s, double delta, double tolerance) {
@@ -41,9 +50,13 @@ std::vector<sampler_row> account_every_sampler(const dpsgd_config& base) {
   for (sampling_scheme s : kSamplers) {
     dpsgd_config c = base;
     c.sampling = s;
-    // (a scheme without a sound analysis under the relation: its row gives
-    // the reason; any other bad input is the whole command's error)
-    sampler_row row{s, std::nullopt, dpsgd_refusal(s, c.neighbours)};
+    if (s != sampling_scheme::truncated_poisson) c.max_batch_size = c.dataset_size = 0;
+    // (a scheme without a sound analysis under the relation, or without its
+    // input: its row gives the reason; any other bad input is the whole
+    // command's error)
+    std::string why = missing_input(s, base);
+    if (why.empty()) why = dpsgd_refusal(s, c.neighbours);
+    sampler_row row{s, std::nullopt, why};
     if (row.refusal.empty()) row.report = account_dpsgd(c);
     rows.push_back(std::move(row));
   }
@@ -57,6 +70,11 @@ std::string what_it_is(const sampler_row& r) {
   if (r.sampling == sampling_scheme::without_replacement)
     return "certified UPPER bound: a bracket on DRS Thm 4.2's C_p(G)^T, not on the run's own "
            "epsilon (may be far above it)";
+  // (truncated Poisson: the bracket is on the pair that also reveals whether
+  // the batch was cut, which the run need not leak)
+  if (r.sampling == sampling_scheme::truncated_poisson)
+    return "certified UPPER bound: a bracket on the pair that also reveals each cut, at or "
+           "above the run's epsilon";
   if (r.report->upper_certified) return "certified bracket: the true epsilon is inside";
   return "certified LOWER bound only: the run leaks at least this; no upper bound in fdp";
 }

@@ -178,6 +178,25 @@ void read_solve(const args& a, dpsgd_run& run) {
 
 }  // namespace
 
+// Truncated Poisson: --max-batch-size M and the dataset size N it cuts from.
+void read_batch_cap(const args& a, dpsgd_run& run) {
+  dpsgd_config& c = run.config;
+  const bool truncated = c.sampling == sampling_scheme::truncated_poisson;
+  if (!truncated) {
+    if (a.has("max-batch-size"))
+      throw usage_error("--max-batch-size applies to --sampling truncated-poisson only",
+                        "max-batch-size");
+    return;
+  }
+  if (!a.has("max-batch-size"))
+    throw usage_error("--sampling truncated-poisson needs --max-batch-size M (the largest batch)",
+                      "max-batch-size");
+  if (run.dataset_size == 0)
+    throw usage_error("--sampling truncated-poisson needs --dataset-size N", "dataset-size");
+  c.max_batch_size = a.integer_or("max-batch-size", 0, 1, kMaxCount);
+  c.dataset_size = run.dataset_size;
+}
+
 dpsgd_run dpsgd_run_from(const args& a) {
   if (!a.positional().empty()) throw usage_error("unexpected argument '" + a.positional()[0] + "'");
   dpsgd_run run;
@@ -197,6 +216,7 @@ dpsgd_run dpsgd_run_from(const args& a) {
   c.gdp_summary = a.flag("mu");
   c.mu_above = a.number_or("mu-above", 0.0, 0, 0.5, true, true);
   if (a.has("dataset-size")) run.dataset_size = a.integer_or("dataset-size", 0, 1, kMaxCount);
+  read_batch_cap(a, run);
   read_steps_rule(a, run);
   read_solve(a, run);
   if (a.has("phase"))

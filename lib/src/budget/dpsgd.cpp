@@ -36,9 +36,10 @@ sampling_scheme parse_sampling(const std::string& s) {
   if (s == "without-replacement" || s == "fixed-size") return sampling_scheme::without_replacement;
   if (s == "shuffle") return sampling_scheme::shuffle;
   if (s == "balls-in-bins") return sampling_scheme::balls_in_bins;
+  if (s == "truncated-poisson") return sampling_scheme::truncated_poisson;
   throw std::invalid_argument("--sampling '" + s +
-                              "' must be one of poisson, without-replacement, shuffle, "
-                              "balls-in-bins");
+                              "' must be one of poisson, truncated-poisson, without-replacement, "
+                              "shuffle, balls-in-bins");
 }
 
 std::string to_string(sampling_scheme s) {
@@ -51,6 +52,8 @@ std::string to_string(sampling_scheme s) {
       return "shuffle";
     case sampling_scheme::balls_in_bins:
       return "balls-in-bins";
+    case sampling_scheme::truncated_poisson:
+      return "truncated-poisson";
   }
   return "?";
 }
@@ -157,6 +160,41 @@ void validate(const dpsgd_config& c) {
                   c.mu_above, "must be 0 (off) or in (0, 0.5)");
   const std::string why = dpsgd_refusal(c.sampling, c.neighbours);
   if (!why.empty()) throw std::invalid_argument("dpsgd: refused: " + why);
+  const bool truncated = c.sampling == sampling_scheme::truncated_poisson;
+  if (truncated) {
+    detail::require(c.max_batch_size >= 1, "dpsgd", "max_batch_size",
+                    static_cast<long long>(c.max_batch_size),
+                    "must be >= 1 with truncated-poisson sampling");
+    detail::require(c.dataset_size >= 1, "dpsgd", "dataset_size",
+                    static_cast<long long>(c.dataset_size),
+                    "must be >= 1 with truncated-poisson sampling");
+  } else if (c.max_batch_size != 0) {
+    throw std::invalid_argument("dpsgd: max_batch_size applies to truncated-poisson sampling only");
+  }
+}
+
+// Truncated Poisson: the keys that make a phase's Poisson spec cut its
+// batches (subsampled-gaussian's sampling=truncated-poisson).
+std::string truncation_keys(const dpsgd_config& c) {
+  if (c.sampling != sampling_scheme::truncated_poisson) return "";
+  return ",sampling=truncated-poisson,max-batch=" + std::to_string(c.max_batch_size) +
+         ",dataset-size=" + std::to_string(c.dataset_size);
+}
+
+std::string poisson_route(const dpsgd_config& c) {
+  if (c.sampling == sampling_scheme::truncated_poisson)
+    return "truncated Poisson sampling (batches above " + std::to_string(c.max_batch_size) +
+           " of " + std::to_string(c.dataset_size) + " records cut at random), " +
+           to_string(c.neighbours) +
+           " neighbours: PLD of the revealed mixture of the uncut Poisson pair and the cut "
+           "batch's pair (the record swapped for one in the batch: twice its shift, at the "
+           "cut rate), composed ";
+  if (c.neighbours == neighbour_relation::replace_one)
+    return "Poisson sampling, replace-one neighbours: PLD of the pair "
+           "((1-q)N(0,s^2) + q N(-D/2,s^2), (1-q)N(0,s^2) + q N(D/2,s^2)), composed ";
+  return "Poisson sampling, " + to_string(c.neighbours) +
+         " neighbours: PLD of the pair (N(0,s^2), (1-q)N(0,s^2) + q N(D,s^2)) and its reverse, "
+         "composed ";
 }
 
 compose_options options_of(const dpsgd_config& c) {
@@ -179,7 +217,7 @@ void account_poisson(const dpsgd_config& c, const std::vector<dpsgd_phase>& ps, 
   std::string texts;
   double clt2 = 0.0;
   for (const auto& p : ps) {
-    const std::string s = dpsgd_phase_spec(p, r.sensitivity, c.neighbours);
+    const std::string s = dpsgd_phase_spec(p, r.sensitivity, c.neighbours) + truncation_keys(c);
     specs.push_back(parse_spec(s));
     texts += (texts.empty() ? "" : "; ") + s;
     const double m = c.neighbours == neighbour_relation::replace_one
@@ -195,15 +233,13 @@ void account_poisson(const dpsgd_config& c, const std::vector<dpsgd_phase>& ps, 
     r.has_mu = true;
   }
   if (c.mu_above > 0) r.mu_window = gdp_mu_above(comp, c.mu_above);
-  r.route = std::string(c.neighbours == neighbour_relation::replace_one
-                            ? "Poisson sampling, replace-one neighbours: PLD of the pair "
-                              "((1-q)N(0,s^2) + q N(-D/2,s^2), (1-q)N(0,s^2) + q N(D/2,s^2)), "
-                              "composed "
-                            : "Poisson sampling, " + to_string(c.neighbours) +
-                                  " neighbours: PLD of the pair (N(0,s^2), (1-q)N(0,s^2) + "
-                                  "q N(D,s^2)) and its reverse, composed ") +
-            phases_text(ps) + " (" + texts + ")";
+  r.route = poisson_route(c) + phases_text(ps) + " (" + texts + ")";
   r.clt_mu = std::sqrt(clt2);
+  if (c.sampling == sampling_scheme::truncated_poisson) {
+    r.clt_mu = std::numeric_limits<double>::quiet_NaN();
+    r.clt_formula = "none for truncated Poisson sampling";
+    return;
+  }
   r.clt_formula =
       std::string(c.neighbours == neighbour_relation::replace_one
                       ? "mu = q sqrt(2 T (e^{mu0^2} - e^{-mu0^2})), mu0 = D/(2 sigma) (the loss to "
@@ -341,6 +377,11 @@ dpsgd_config dpsgd_config_of(const spec& s) {
   c.neighbours = parse_neighbours(s.choice("neighbours"));
   const bool ro = c.neighbours == neighbour_relation::replace_one;
   c.sensitivity = (ro ? 2.0 : 1.0) * s.number("sensitivity");  // (as dpsgd_phase_spec halves it)
+  if (s.choice("sampling") == "truncated-poisson") {
+    c.sampling = sampling_scheme::truncated_poisson;
+    c.max_batch_size = static_cast<std::int64_t>(s.number("max-batch"));
+    c.dataset_size = static_cast<std::int64_t>(s.number("dataset-size"));
+  }
   return c;
 }
 
@@ -355,7 +396,7 @@ dpsgd_report account_dpsgd(const dpsgd_config& c) {
   dpsgd_report r;
   r.sensitivity = dpsgd_sensitivity(c);
   const std::vector<dpsgd_phase> ps = dpsgd_phases(c);
-  if (c.sampling == sampling_scheme::poisson)
+  if (c.sampling == sampling_scheme::poisson || c.sampling == sampling_scheme::truncated_poisson)
     account_poisson(c, ps, r);
   else if (c.sampling == sampling_scheme::shuffle || c.sampling == sampling_scheme::balls_in_bins)
     account_one_step_per_epoch(c, ps, r);

@@ -125,8 +125,8 @@ dpsgd_solution solve_dpsgd(const dpsgd_config& c, const dpsgd_solve& w) {
   detail::require(c.delta > 0 && c.delta < 1, "dpsgd", "delta", c.delta, "must be in (0, 1)");
   if (c.sampling != sampling_scheme::poisson) {
     throw std::invalid_argument(
-        "dpsgd: solving for a parameter needs --sampling poisson (the fixed-size route composes "
-        "polygons; account for given parameters instead)");
+        "dpsgd: solving for a parameter needs --sampling poisson (the other samplers: account "
+        "for given parameters instead)");
   }
   const std::string why = dpsgd_refusal(c.sampling, c.neighbours);
   if (!why.empty()) throw std::invalid_argument("dpsgd: refused: " + why);

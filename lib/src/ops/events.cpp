@@ -76,6 +76,7 @@ struct translator {
   void leaf(const std::string& type, const json& e, long double count, const std::string& path);
   void poisson(const json& e, long double count, const std::string& path);
   void mixture(const json& e, long double count, const std::string& path);
+  void truncated_poisson(const json& e, long double count, const std::string& path);
   void randomized_response(const json& e, long double count, const std::string& path);
   void discrete_laplace(const json& e, long double count, const std::string& path);
   void discrete_gaussian(const json& e, long double count, const std::string& path);
@@ -138,6 +139,7 @@ void translator::leaf(const std::string& type, const json& e, long double count,
   if (type == "RandomizedResponseDpEvent") return randomized_response(e, count, path);
   if (type == "PoissonSampledDpEvent") return poisson(e, count, path);
   if (type == "MixtureOfGaussiansDpEvent") return mixture(e, count, path);
+  if (type == "TruncatedSubsampledGaussianDpEvent") return truncated_poisson(e, count, path);
   if (type == "SampledWithoutReplacementDpEvent" || type == "SampledWithReplacementDpEvent")
     unsupported(path, type + ": no certified route in fdp (Poisson sampling is)");
   unsupported(path, "fdp has no sound accounting for '" + type + "'");
@@ -209,6 +211,27 @@ void translator::poisson(const json& e, long double count, const std::string& pa
   add(std::string(type == "GaussianDpEvent" ? "subsampled-gaussian:sigma="
                                             : "subsampled-laplace:b=") +
           num(s) + ",q=" + num(q) + neighbours_word(),
+      count, path);
+}
+
+// Poisson sampling cut to a largest batch (fdp/ops/truncated_poisson.hpp);
+// as in dp_accounting, a zero rate, batch or dataset is no event and zero
+// noise is not private.
+void translator::truncated_poisson(const json& e, long double count, const std::string& path) {
+  auto integer = [&](const char* field) {
+    if (!e.contains(field) || !e[field].is_number_integer() || e[field].get<long long>() < 0)
+      refuse(path, std::string("needs an integer '") + field + "' >= 0");
+    return e[field].get<long long>();
+  };
+  const long long n = integer("dataset_size"), b = integer("truncated_batch_size");
+  const double q = number(e, path, "sampling_probability");
+  if (!(q >= 0 && q <= 1)) refuse(path, "sampling_probability " + num(q) + " must be in [0, 1]");
+  const double s = number(e, path, "noise_multiplier");
+  if (q == 0 || n == 0 || b == 0) return;
+  if (s == 0) return add("epsdelta:eps=0,delta=1", count, path);
+  add("subsampled-gaussian:sigma=" + num(s) + ",q=" + num(q) +
+          ",sampling=truncated-poisson,max-batch=" + std::to_string(b) +
+          ",dataset-size=" + std::to_string(n) + neighbours_word(),
       count, path);
 }
 

@@ -124,6 +124,15 @@ spec_key integer_key(std::string name, std::string metavar, double dflt, double 
   return k;
 }
 
+spec_key conditional_integer_key(std::string name, std::string metavar, double lo, double hi,
+                                 std::string doc) {
+  spec_key k =
+      required_key(std::move(name), std::move(metavar), {lo, hi, false, false}, std::move(doc));
+  k.kind = spec_key::type::integer;
+  k.conditional = true;
+  return k;
+}
+
 spec_key text_key(std::string name, std::string metavar, std::string doc) {
   spec_key k = required_key(std::move(name), std::move(metavar), {}, std::move(doc));
   k.kind = spec_key::type::text;

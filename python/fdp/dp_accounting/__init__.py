@@ -13,7 +13,7 @@ Supported (the same events, translated by the same code, as ``fdp compose
 DiscreteLaplace, DiscreteGaussian (dimension 1), EpsilonDelta, ZCDp (xi 0),
 RandomizedResponse (REPLACE_ONE / REPLACE_SPECIAL), MixtureOfGaussians,
 PoissonSampled of Gaussian (every relation) or Laplace (not REPLACE_ONE),
-SelfComposed, Composed. Everything else raises UnsupportedEventError.
+TruncatedSubsampledGaussian (every relation), SelfComposed, Composed. Everything else raises UnsupportedEventError.
 :mod:`fdp.dp_accounting.event_file` writes and reads events as the CLI's
 event files.
 """
@@ -25,7 +25,7 @@ from .dp_event import (ComposedDpEvent, DiscreteGaussianDpEvent, DiscreteLaplace
                        PoissonSampledDpEvent, RandomizedResponseDpEvent,
                        SampledWithoutReplacementDpEvent, SampledWithReplacementDpEvent,
                        SelfComposedDpEvent, SingleEpochTreeAggregationDpEvent,
-                       UnsupportedDpEvent, ZCDpEvent)
+                       TruncatedSubsampledGaussianDpEvent, UnsupportedDpEvent, ZCDpEvent)
 from .event_file import read_event_file, write_event_file
 from .pld import PLDAccountant
 from .privacy_accountant import NeighboringRelation, UnsupportedEventError
@@ -37,4 +37,5 @@ __all__ = ["dp_event", "event_file", "pld", "PLDAccountant", "NeighboringRelatio
            "EpsilonDeltaDpEvent", "ZCDpEvent", "RandomizedResponseDpEvent",
            "MixtureOfGaussiansDpEvent", "SelfComposedDpEvent", "ComposedDpEvent",
            "PoissonSampledDpEvent", "SampledWithReplacementDpEvent",
-           "SampledWithoutReplacementDpEvent", "SingleEpochTreeAggregationDpEvent"]
+           "SampledWithoutReplacementDpEvent", "SingleEpochTreeAggregationDpEvent",
+           "TruncatedSubsampledGaussianDpEvent"]

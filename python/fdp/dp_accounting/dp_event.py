@@ -126,6 +126,18 @@ class PoissonSampledDpEvent(DpEvent):
 
 
 @dataclass(frozen=True)
+class TruncatedSubsampledGaussianDpEvent(DpEvent):
+    """The Gaussian mechanism (``noise_multiplier``) on a Poisson sample of rate
+    ``sampling_probability`` from ``dataset_size`` records, cut at random to
+    ``truncated_batch_size`` records when larger."""
+
+    dataset_size: int
+    sampling_probability: float
+    truncated_batch_size: int
+    noise_multiplier: float
+
+
+@dataclass(frozen=True)
 class SampledWithReplacementDpEvent(DpEvent):
     """``event`` on sample_size records drawn with replacement (not supported by fdp)."""
 

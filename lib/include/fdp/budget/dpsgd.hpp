@@ -22,6 +22,12 @@
 //    (1-q) N(0) + q N(D/2)), one order (subsampled-gaussian's
 //    neighbours=replace-one; Lebeda, Regehr, Kamath & Steinke 2025 Prop. 13;
 //    formulas.md 9.3).
+//  * truncated-poisson (any relation): Poisson batches cut at random to at
+//    most max_batch_size records (Ganesh 2025; dp_accounting's
+//    TruncatedSubsampledGaussianDpEvent): the revealed mixture of the
+//    uncut Poisson pair and the cut batch's pair, whose derivation and
+//    dominance are in fdp/ops/truncated_poisson.hpp (subsampled-gaussian's
+//    sampling=truncated-poisson). Not solvable (account for given values).
 //  * without-replacement + replace-one: a batch of exactly B = p n records is
 //    drawn uniformly at each step. DRS Thm 4.2 (Sample_m, replace-one
 //    neighbours, as we read it; see subsample.hpp) gives per-step C_p(G_{D/sigma}),
@@ -79,10 +85,16 @@
 
 namespace fdp {
 
-enum class sampling_scheme { poisson, without_replacement, shuffle, balls_in_bins };
+enum class sampling_scheme {
+  poisson,
+  without_replacement,
+  shuffle,
+  balls_in_bins,
+  truncated_poisson
+};
 
-/// Parses "poisson" | "without-replacement" (alias "fixed-size") | "shuffle" |
-/// "balls-in-bins"; throws std::invalid_argument.
+/// Parses "poisson" | "truncated-poisson" | "without-replacement" (alias
+/// "fixed-size") | "shuffle" | "balls-in-bins"; throws std::invalid_argument.
 sampling_scheme parse_sampling(const std::string& s);
 std::string to_string(sampling_scheme s);
 // (neighbour_relation, parse_neighbours, to_string: fdp/ops/neighbours.hpp)
@@ -108,6 +120,10 @@ struct dpsgd_config {
   double delta = 1e-5;  ///< in (0, 1)
   sampling_scheme sampling = sampling_scheme::poisson;
   neighbour_relation neighbours = neighbour_relation::add_remove;
+  /// Truncated Poisson only: a batch of more than max_batch_size records is
+  /// cut to that many at random; dataset_size is the number of records N
+  /// (fdp/ops/truncated_poisson.hpp). Both >= 1 then, and 0 otherwise.
+  std::int64_t max_batch_size = 0, dataset_size = 0;
   /// Sensitivity of the clipped sum in units of C; 0 = the relation's default (1 or 2).
   double sensitivity = 0.0;
   /// Target relative width of the epsilon bracket.
@@ -152,8 +168,9 @@ std::string dpsgd_phase_spec(const dpsgd_phase& p, double sensitivity,
                              neighbour_relation n = neighbour_relation::add_remove);
 /// The run a subsampled-gaussian spec describes (its inverse: q, sigma,
 /// steps = times, the spec's neighbours, and sensitivity = the spec's
-/// record bound, twice it under replace-one); sampling Poisson, other fields
-/// default. std::invalid_argument for another kind or a group= spec.
+/// record bound, twice it under replace-one); sampling Poisson (or truncated
+/// Poisson with its cap and dataset size), other fields default. std::invalid_argument for another
+/// kind or a group= spec.
 dpsgd_config dpsgd_config_of(const spec& s);
 /// The sensitivity used: config.sensitivity, else 1 (add-remove) or 2 (replace-one).
 double dpsgd_sensitivity(const dpsgd_config& c);

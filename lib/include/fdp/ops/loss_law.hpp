@@ -95,6 +95,21 @@ std::unique_ptr<loss_law> gaussian_mixture_pair_law(double sigma, std::vector<do
 /// (post-processing can only hide leakage). Asymmetric.
 std::unique_ptr<loss_law> max_shift_law(double sigma, double b, double rho);
 
+/// One branch of a revealed mixture: a law and its probability.
+struct weighted_law {
+  double weight = 0.0;
+  std::shared_ptr<const loss_law> law;
+};
+
+/// The pair that draws branch i with probability w_i (the same under P and
+/// Q) and outputs the branch's index with its sample: its loss law is the
+/// w-mixture of the branch laws. Sound for a mechanism that is a
+/// post-processing of (branch, output), e.g. truncated Poisson sampling
+/// (subsampled-gaussian's sampling=truncated-poisson). Weights in (0, 1]
+/// summing to 1 (to 1e-12; renormalized); every branch in the same
+/// orientation (its P the same dataset's output).
+std::unique_ptr<loss_law> revealed_mixture_law(std::vector<weighted_law> branches);
+
 /// A law given by finitely many atoms (any losses) plus infinite masses.
 std::unique_ptr<loss_law> discrete_law(std::vector<loss_atom> atoms, double p_neg_inf,
                                        double q_pos_inf, bool symmetric, std::string name);

@@ -57,7 +57,11 @@ struct spec_key {
   /// A choice key: its allowed words and the one used when it is absent.
   std::vector<std::string> choices;
   std::string default_choice;
+  /// No default, yet not always required: the kind requires it with some
+  /// choice only (its doc says which) and refuses it otherwise.
+  bool conditional = false;
   bool required() const {
+    if (conditional) return false;
     return kind == type::choice ? default_choice.empty() : !default_value && group.empty();
   }
 };
@@ -70,6 +74,10 @@ spec_key alternative_key(std::string group, std::string name, std::string metava
 /// An integer key in [lo, hi] with a default.
 spec_key integer_key(std::string name, std::string metavar, double dflt, double lo, double hi,
                      std::string doc);
+/// An integer key in [lo, hi] without a default that the kind requires
+/// with one of its choices only (spec_key::conditional).
+spec_key conditional_integer_key(std::string name, std::string metavar, double lo, double hi,
+                                 std::string doc);
 /// A required text key (a file name).
 spec_key text_key(std::string name, std::string metavar, std::string doc);
 /// A key taking one of a few words, with a default (e.g. the neighbour

@@ -25,10 +25,14 @@
 //    "Unified mechanism-specific amplification by subsampling", Thm 3.8);
 //    a numeric check in 2-D (150 random u, u', q, sigma) found no excess.
 //    At q = 1 it is G_{2S/sigma}.
+// sampling=truncated-poisson (max-batch=B, dataset-size=N): Poisson batches
+// cut to B records at random; its pair and why it dominates are in
+// fdp/ops/truncated_poisson.hpp.
 // No closed form for q < 1: the composition is the PLD engine's.
 #include <cmath>
 #include <limits>
 
+#include "fdp/ops/truncated_poisson.hpp"
 #include "ops/kind_support.hpp"
 
 namespace fdp {
@@ -38,18 +42,65 @@ struct params {
   double sigma, q, d;
   int group;  // K: the examples one user contributes (user-level accounting)
   neighbour_relation rel;
+  // truncated Poisson (both 0 under plain Poisson sampling)
+  std::int64_t max_batch, dataset_size;
 };
+
+constexpr const char* kTruncated = "truncated-poisson";
+
+// sampling=truncated-poisson needs max-batch and dataset-size; Poisson takes neither.
+void check_truncation_keys(const spec& s, bool truncated, int group) {
+  for (const char* key : {"max-batch", "dataset-size"}) {
+    if (truncated && !s.has(key))
+      throw std::invalid_argument("spec '" + s.text + "': sampling=truncated-poisson needs " + key +
+                                  "= (an integer >= 1)");
+    if (!truncated && s.has(key))
+      throw std::invalid_argument("spec '" + s.text + "': " + key +
+                                  " applies to sampling=truncated-poisson only");
+  }
+  if (truncated && group > 1)
+    throw std::invalid_argument("spec '" + s.text +
+                                "': group > 1 is accounted under Poisson sampling only "
+                                "(no truncated-Poisson pair for a user's K examples)");
+}
+
 params params_of(const spec& s) {
-  return {s.number("sigma"), s.number("q"), s.number("sensitivity"),
-          static_cast<int>(s.number("group")), kinds::neighbours_of(s)};
+  const bool truncated = s.choice("sampling") == kTruncated;
+  const int group = static_cast<int>(s.number("group"));
+  check_truncation_keys(s, truncated, group);
+  params p{s.number("sigma"),
+           s.number("q"),
+           s.number("sensitivity"),
+           group,
+           kinds::neighbours_of(s),
+           0,
+           0};
+  if (truncated) {
+    p.max_batch = static_cast<std::int64_t>(s.number("max-batch"));
+    p.dataset_size = static_cast<std::int64_t>(s.number("dataset-size"));
+  }
+  return p;
 }
 
 bool replace_one(const params& p) { return p.rel == neighbour_relation::replace_one; }
+bool truncated(const params& p) { return p.max_batch > 0; }
 
 // Replace-one: (1-q) N(0) + q N(-d) against (1-q) N(0) + q N(d), noise sigma.
 std::shared_ptr<const loss_law> replace_one_law(double sigma, double d, double q) {
-  if (q == 1.0) return make_law(gaussian(2.0 * d / sigma));
-  return gaussian_mixture_pair_law(sigma, {0.0, -d}, {1.0 - q, q}, {0.0, d}, {1.0 - q, q});
+  return poisson_gaussian_law(sigma, d, q, neighbour_relation::replace_one);
+}
+
+// Truncated Poisson: the revealed mixture of truncated_poisson.hpp. Its GDP
+// cap is the largest of its branches' (a mixture of pairs above G_c is
+// above G_c): the cut branch's shift 2d, mirrored (4d) unless add-remove.
+compose_term truncated_term(const params& p) {
+  compose_term t;
+  t.law = truncated_poisson_gaussian_law(p.sigma, p.d, p.q, p.max_batch, p.dataset_size, p.rel);
+  const truncation_split cut = truncated_poisson_split(p.q, p.max_batch, p.dataset_size);
+  const double uncut_cap = (replace_one(p) ? 2.0 : 1.0) * p.d / p.sigma;
+  const double cut_cap = (p.rel == neighbour_relation::add_remove ? 2.0 : 4.0) * p.d / p.sigma;
+  t.gdp_cap = cut.p_cut > 0.0 ? std::max(uncut_cap, cut_cap) : uncut_cap;
+  return t;
 }
 
 // User-level DP-SGD: a user's K examples each enter a Poisson batch with
@@ -98,6 +149,7 @@ compose_term replace_one_term(const spec& s, const params& p) {
 
 compose_term term(const spec& s) {
   const params p = params_of(s);
+  if (truncated(p)) return truncated_term(p);
   if (replace_one(p)) return replace_one_term(s, p);
   compose_term t;
   if (p.group > 1 && p.q < 1.0) {
@@ -119,6 +171,8 @@ compose_term term(const spec& s) {
 rdp_curve rdp(const spec& s, const std::vector<double>& orders) {
   const params p = params_of(s);
   if (p.group > 1) return {{}, 0.0, "no RDP formula for group > 1 (fdp composes its PLD)"};
+  if (truncated(p))
+    return {{}, 0.0, "no RDP formula for truncated Poisson sampling (fdp composes its PLD)"};
   if (replace_one(p))
     return {{}, 0.0, "no RDP formula for replace-one neighbours (fdp composes its PLD)"};
   const double inf = std::numeric_limits<double>::infinity();
@@ -140,6 +194,7 @@ rdp_curve rdp(const spec& s, const std::vector<double>& orders) {
 clt_moments clt(const spec& s) {
   const params p = params_of(s);
   if (p.group > 1) return {0.0, 0.0, "no CLT formula for group > 1"};
+  if (truncated(p)) return {0.0, 0.0, "no CLT formula for truncated Poisson sampling"};
   const double mu0 = p.d / p.sigma, m0 = mu0 * mu0;
   double m2 = p.q < 1 ? p.q * p.q * std::expm1(m0) : m0;
   if (replace_one(p)) m2 = p.q < 1 ? 4.0 * p.q * p.q * std::sinh(m0) : 4.0 * m0;
@@ -150,6 +205,9 @@ clt_moments clt(const spec& s) {
 loss_cumulants edgeworth(const spec& s) {
   const params p = params_of(s);
   require_one_example(p, s, "the Edgeworth expansion");
+  if (truncated(p))
+    throw std::invalid_argument("spec '" + s.text +
+                                "': no Edgeworth cumulants under truncated Poisson sampling");
   if (replace_one(p))
     throw std::invalid_argument("spec '" + s.text +
                                 "': no Edgeworth cumulants under replace-one neighbours");
@@ -159,6 +217,17 @@ loss_cumulants edgeworth(const spec& s) {
 ledger_form ledger(const spec& s, const kinds::stored_points*) {
   (void)make_term(s);  // (validates every parameter the way compose does)
   const params p = params_of(s);
+  if (truncated(p)) {
+    ledger_form f;
+    const double sr = p.sigma / p.d;
+    f.key_name = "subsampled-gaussian-truncated-" + to_string(p.rel);
+    f.key_values = {{"s", sr},
+                    {"q", p.q},
+                    {"max-batch", static_cast<double>(p.max_batch)},
+                    {"dataset-size", static_cast<double>(p.dataset_size)}};
+    f.law = truncated_poisson_gaussian_law(sr, 1.0, p.q, p.max_batch, p.dataset_size, p.rel);
+    return f;
+  }
   if (replace_one(p)) {
     const double sr = p.sigma / p.d;
     if (p.q == 1.0) return kinds::gaussian_ledger_of(2.0 / sr);
@@ -175,7 +244,7 @@ ledger_form ledger(const spec& s, const kinds::stored_points*) {
   if (p.group > 1) {
     f.key_name = "subsampled-gaussian-group";
     f.key_values = {{"s", sr}, {"q", p.q}, {"group", static_cast<double>(p.group)}};
-    f.law = group_law({sr, p.q, 1.0, p.group, p.rel});
+    f.law = group_law({sr, p.q, 1.0, p.group, p.rel, 0, 0});
     return f;
   }
   f.key_name = "subsampled-gaussian";
@@ -228,16 +297,25 @@ spec_kind spec_kind_subsampled_gaussian() {
   k.name = "subsampled-gaussian";
   k.doc = "Gaussian mechanism under Poisson subsampling with rate q (DP-SGD's step)";
   k.example = "subsampled-gaussian:sigma=1.1,q=0.01,times=1000";
-  k.keys = {required_key("sigma", "SIGMA", kPositive, "noise standard deviation"),
-            required_key("q", "Q", kRate, "Poisson sampling rate"),
-            optional_key("sensitivity", "S", 1.0, kPositive,
-                         "l2 bound on one record's contribution (its add/remove sensitivity; "
-                         "a replacement moves the sum by up to 2S)"),
-            integer_key("group", "K", 1, 1, 1000,
-                        "examples per user (user-level accounting: Binomial(K, q) of them "
-                        "in a batch)"),
-            kinds::neighbours_key(),
-            kinds::poisson_sampling_key()};
+  k.keys = {
+      required_key("sigma", "SIGMA", kPositive, "noise standard deviation"),
+      required_key("q", "Q", kRate, "Poisson sampling rate"),
+      optional_key("sensitivity", "S", 1.0, kPositive,
+                   "l2 bound on one record's contribution (its add/remove sensitivity; "
+                   "a replacement moves the sum by up to 2S)"),
+      integer_key("group", "K", 1, 1, 1000,
+                  "examples per user (user-level accounting: Binomial(K, q) of them "
+                  "in a batch)"),
+      kinds::neighbours_key(),
+      choice_key("sampling", {"poisson", kTruncated}, "poisson",
+                 "batch sampling: each record joins each batch independently with "
+                 "probability q; truncated-poisson: and a batch of more than max-batch "
+                 "records is cut to max-batch at random"),
+      conditional_integer_key("max-batch", "B", 1, 1e12,
+                              "truncated-poisson: the largest batch; required with it"),
+      conditional_integer_key("dataset-size", "N", 1, 1e12,
+                              "truncated-poisson: records in the dataset (the larger one under "
+                              "add-remove); required with it")};
   k.term = term;
   k.rdp = rdp;
   k.clt = clt;
