@@ -13,7 +13,9 @@ dp_accounting's in-process time. Needs an installed dp_accounting (this
 script does not fetch or build it) and fdp's module on the path:
 
     PYTHONPATH=build/python:<dp_accounting> /usr/bin/python3 \
-        bench/dp_accounting_side_by_side.py build/tools/fdp [REPS]
+        bench/dp_accounting_side_by_side.py build/tools/fdp [REPS] [NAME-PREFIX]
+
+(NAME-PREFIX: only the rows whose name starts with it.)
 """
 
 import json
@@ -50,6 +52,17 @@ ROWS = [
      E.PoissonSampledDpEvent(0.001, E.GaussianDpEvent(1.1)), R1, 1e-5),
     ("Poisson Laplace", "subsampled-laplace:b=2,q=0.001",
      E.PoissonSampledDpEvent(0.001, E.LaplaceDpEvent(2.0)), AR, 1e-5),
+    # (an MNIST-like step, batches of mean 256 cut at 300; dp_accounting
+    # puts the mirrored pair on the cut branch under every relation, fdp the
+    # add/remove pair under add-remove: its number is lower there)
+    ("truncated Poisson Gaussian, add-remove",
+     "subsampled-gaussian:sigma=1.1,q=0.0042666666666666667,sampling=truncated-poisson,"
+     "max-batch=300,dataset-size=60000",
+     E.TruncatedSubsampledGaussianDpEvent(60000, 0.0042666666666666667, 300, 1.1), AR, 1e-5),
+    ("truncated Poisson Gaussian, replace-one",
+     "subsampled-gaussian:sigma=1.1,q=0.0042666666666666667,sampling=truncated-poisson,"
+     "max-batch=300,dataset-size=60000,neighbours=replace-one",
+     E.TruncatedSubsampledGaussianDpEvent(60000, 0.0042666666666666667, 300, 1.1), R1, 1e-5),
 ]
 COUNTS = [1, 100, 10000]
 
@@ -91,7 +104,10 @@ def main():
     print("| mechanism | T | dp_accounting eps | time | fdp bracket | width | CLI time | ratio "
           "| in-process time | ratio |")
     print("|---|---|---|---|---|---|---|---|---|---|")
+    only = sys.argv[3] if len(sys.argv) > 3 else ""
     for name, spec, event, relation, delta in ROWS:
+        if not name.startswith(only):
+            continue
         for n in COUNTS:
             # (dp_accounting 0.6.0 composes a RandomizedResponseDpEvent once,
             # whatever its count: no valid anchor beyond T = 1)
