@@ -117,7 +117,7 @@ def test_unsupported_events_raise_and_add_nothing():
     before = acc.get_epsilon(1e-5)
     bad = [
         UnsupportedDpEvent(),
-        SampledWithoutReplacementDpEvent(1000, 10, GaussianDpEvent(1.0)),
+        SampledWithoutReplacementDpEvent(1000, 10, LaplaceDpEvent(1.0)),
         PoissonSampledDpEvent(0.1, EpsilonDeltaDpEvent(1.0, 0.0)),
         ComposedDpEvent([GaussianDpEvent(1.0), UnsupportedDpEvent()]),
     ]

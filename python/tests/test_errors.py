@@ -66,8 +66,8 @@ def test_calibrate_and_dpsgd_reject_bad_input():
         fdp.calibrate("subsampled-gaussian:q=0.01,times=100", "sigma", -1.0, 1e-5)
     with pytest.raises(ValueError, match="sigma"):
         fdp.calibrate("gaussian:sigma=1", "sigma", 1.0, 1e-5)
-    with pytest.raises(ValueError, match="without replacement"):
-        fdp.dpsgd(sigma=1.0, q=0.01, steps=10, sampling="without-replacement")
+    with pytest.raises(ValueError, match="sampling"):
+        fdp.dpsgd(sigma=1.0, q=0.01, steps=10, sampling="uniform")
     with pytest.raises(ValueError, match="sigma"):
         fdp.dpsgd(sigma=-1.0, q=0.01, steps=10)
     with pytest.raises(TypeError, match="steps"):

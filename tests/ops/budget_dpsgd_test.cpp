@@ -82,25 +82,37 @@ TEST(Dpsgd, UniformCltFormulaIsTheOneOfBuEtAl) {
   EXPECT_NEAR(clt_mu_uniform(p, 1 / s, T), want, 1e-12);
 }
 
-TEST(Dpsgd, RefusesWhatItCannotCertify) {
+// Fixed-size batches: under add-remove the spec route (the add/remove pair
+// with twice the shift), under zero-out the mirrored pair with bound 2D,
+// under replace-one DRS's C_p; no sampler is refused under any relation.
+TEST(Dpsgd, FixedSizeBatchesUnderEveryRelation) {
   dpsgd_config c;
   c.q = 0.01;
   c.sigma = 1.0;
   c.steps = 100;
   c.sampling = sampling_scheme::without_replacement;
+  auto eps_of = [&](const std::string& spec_text) {
+    return compose({parse_spec(spec_text)}).epsilon(c.delta);
+  };
   c.neighbours = neighbour_relation::add_remove;
-  EXPECT_THROW(account_dpsgd(c), std::invalid_argument);
+  const dpsgd_report a = account_dpsgd(c);
+  const interval pair = eps_of("subsampled-gaussian:sigma=1,q=0.01,sensitivity=2,times=100");
+  EXPECT_EQ(a.epsilon.lower, pair.lower);
+  EXPECT_EQ(a.epsilon.upper, pair.upper);
   c.neighbours = neighbour_relation::zero_out;
-  EXPECT_THROW(account_dpsgd(c), std::invalid_argument);
-  for (auto s : {sampling_scheme::shuffle, sampling_scheme::poisson,
-                 sampling_scheme::without_replacement, sampling_scheme::balls_in_bins})
+  const dpsgd_report z = account_dpsgd(c);
+  const interval mirrored =
+      eps_of("subsampled-gaussian:sigma=1,q=0.01,sensitivity=2,neighbours=replace-one,times=100");
+  EXPECT_EQ(z.epsilon.lower, mirrored.lower);
+  EXPECT_EQ(z.epsilon.upper, mirrored.upper);
+  c.neighbours = neighbour_relation::replace_one;
+  EXPECT_NE(account_dpsgd(c).route.find("DRS"), std::string::npos);
+  for (auto s :
+       {sampling_scheme::shuffle, sampling_scheme::poisson, sampling_scheme::without_replacement,
+        sampling_scheme::balls_in_bins, sampling_scheme::truncated_poisson})
     for (auto n : {neighbour_relation::add_remove, neighbour_relation::zero_out,
-                   neighbour_relation::replace_one}) {
-      const bool ok =
-          s != sampling_scheme::without_replacement ||
-          (s == sampling_scheme::without_replacement && n == neighbour_relation::replace_one);
-      EXPECT_EQ(dpsgd_refusal(s, n).empty(), ok);
-    }
+                   neighbour_relation::replace_one})
+      EXPECT_TRUE(dpsgd_refusal(s, n).empty());
 }
 
 // Poisson under replace-one is the mirrored pair with one record's bound D/2;

@@ -73,6 +73,13 @@ TEST(Events, OtherRelationsMixturesAndNonPrivateEvents) {
   EXPECT_EQ(texts(trunc), std::vector<std::string>{
                               "subsampled-gaussian:sigma=1,q=0.05,sampling=truncated-poisson,"
                               "max-batch=60,dataset-size=1000,neighbours=replace-one"});
+  // fixed-size batches: the subsampled Gaussian's without-replacement sampling
+  const auto wor = specs_from_events(
+      R"({"type": "SampledWithoutReplacementDpEvent", "source_dataset_size": 1000,
+          "sample_size": 10, "event": {"type": "GaussianDpEvent", "noise_multiplier": 2}})",
+      "wor");
+  EXPECT_EQ(texts(wor), std::vector<std::string>{
+                            "subsampled-gaussian:sigma=2,q=0.01,sampling=without-replacement"});
   // DLap(a), P(x) ~ e^{-a|x|}: t = 1/a rounded down, so eps = D a or a hair more
   const auto dl = specs_from_events(
       R"({"type": "DiscreteLaplaceDpEvent", "noise_parameter": 0.5, "sensitivity": 2})", "dl");
@@ -135,9 +142,15 @@ TEST(Events, RefusalsNameTheEventPath) {
       "noise_multiplier": 1}}})",
       "event event: a Poisson-sampled LaplaceDpEvent needs ADD_OR_REMOVE_ONE or REPLACE_SPECIAL",
       true);
-  expect_refused(R"({"type": "SampledWithoutReplacementDpEvent", "source_dataset_size": 10,
+  expect_refused(R"({"type": "SampledWithReplacementDpEvent", "source_dataset_size": 10,
       "sample_size": 2, "event": {"type": "GaussianDpEvent", "noise_multiplier": 1}})",
                  "no certified route", true);
+  expect_refused(R"({"type": "SampledWithoutReplacementDpEvent", "source_dataset_size": 10,
+      "sample_size": 2, "event": {"type": "LaplaceDpEvent", "noise_multiplier": 1}})",
+                 "must be a GaussianDpEvent", true);
+  expect_refused(R"({"type": "SampledWithoutReplacementDpEvent", "source_dataset_size": 10,
+      "sample_size": 20, "event": {"type": "GaussianDpEvent", "noise_multiplier": 1}})",
+                 "sample_size must be <= source_dataset_size", false);
   expect_refused(R"({"type": "ZCDpEvent", "rho": 1, "xi": 0.1})", "xi must be 0", true);
   expect_refused(R"({"type": "DiscreteGaussianDpEvent", "sigma": 3, "sensitivity": 1})",
                  "dimension must be 1", true);

@@ -63,13 +63,18 @@ std::vector<sampler_row> account_every_sampler(const dpsgd_config& base) {
   return rows;
 }
 
-std::string what_it_is(const sampler_row& r) {
+std::string what_it_is(const sampler_row& r, neighbour_relation n) {
   if (!r.report) return "refused: " + r.refusal;
-  // (fixed-size batches: the bracket is on the generic guarantee C_p(G)^T of
-  // DRS Thm 4.2, an upper bound for the run that need not be tight)
-  if (r.sampling == sampling_scheme::without_replacement)
+  // (fixed-size batches: under replace-one the bracket is on the generic
+  // guarantee C_p(G)^T of DRS Thm 4.2, under zero-out on the mirrored pair
+  // of twice the bound: upper bounds that need not be tight; under
+  // add-remove the pair is met by an input, so the bracket is the run's)
+  if (r.sampling == sampling_scheme::without_replacement && n == neighbour_relation::replace_one)
     return "certified UPPER bound: a bracket on DRS Thm 4.2's C_p(G)^T, not on the run's own "
            "epsilon (may be far above it)";
+  if (r.sampling == sampling_scheme::without_replacement && n == neighbour_relation::zero_out)
+    return "certified UPPER bound: a bracket on the mirrored pair with twice the bound, at or "
+           "above the run's epsilon";
   // (truncated Poisson: the bracket is on the pair that also reveals whether
   // the batch was cut, which the run need not leak)
   if (r.sampling == sampling_scheme::truncated_poisson)
@@ -95,7 +100,7 @@ void print_samplers(const spec& s, const dpsgd_config& c, const std::vector<samp
                   : ">= " + fmt_down(e.lower, 7);
     }
     std::snprintf(buf, sizeof buf, "  %-20s %-26s %s\n", to_string(r.sampling).c_str(),
-                  value.c_str(), what_it_is(r).c_str());
+                  value.c_str(), what_it_is(r, c.neighbours).c_str());
     std::cout << buf;
   }
   std::cout << "\n  Each row is that sampler's own guarantee; never read one row's number as "
@@ -114,6 +119,7 @@ json samplers_json(const spec& s, const dpsgd_config& c, const std::vector<sampl
       j["queries"] = json::array(
           {query("delta", c.delta, "epsilon", bracket(e.lower, e.upper))});  // (no upper: null)
       j["upper_certified"] = r.report->upper_certified;
+      j["meaning"] = what_it_is(r, c.neighbours);  // (upper bound, bracket or lower bound)
       j["route"] = r.report->route;
     } else {
       j["refused"] = r.refusal;

@@ -58,14 +58,9 @@ std::string to_string(sampling_scheme s) {
   return "?";
 }
 
-std::string dpsgd_refusal(sampling_scheme s, neighbour_relation n) {
-  if (s == sampling_scheme::without_replacement && n != neighbour_relation::replace_one) {
-    return "fixed-size sampling without replacement under " + to_string(n) +
-           " neighbours: no dominating pair is implemented; use --neighbours replace-one (DRS "
-           "Thm 4.2) or Poisson sampling";
-  }
-  return "";
-}
+// (every sampler has a certified route under every relation today: the
+// upper bound, or for shuffle and balls-in-bins a lower bound only)
+std::string dpsgd_refusal(sampling_scheme, neighbour_relation) { return ""; }
 
 epoch_steps_rule parse_epoch_steps_rule(const std::string& s) {
   if (s == "ceil") return epoch_steps_rule::ceil;
@@ -173,15 +168,31 @@ void validate(const dpsgd_config& c) {
   }
 }
 
-// Truncated Poisson: the keys that make a phase's Poisson spec cut its
-// batches (subsampled-gaussian's sampling=truncated-poisson).
-std::string truncation_keys(const dpsgd_config& c) {
+// The keys that make a phase's Poisson spec another sampler's
+// (subsampled-gaussian's sampling=truncated-poisson | without-replacement).
+std::string sampling_keys(const dpsgd_config& c) {
+  if (c.sampling == sampling_scheme::without_replacement) return ",sampling=without-replacement";
   if (c.sampling != sampling_scheme::truncated_poisson) return "";
   return ",sampling=truncated-poisson,max-batch=" + std::to_string(c.max_batch_size) +
          ",dataset-size=" + std::to_string(c.dataset_size);
 }
 
-std::string poisson_route(const dpsgd_config& c) {
+// Fixed-size batches through the subsampled-gaussian spec (the kind's file
+// has the derivation).
+std::string fixed_size_route(const dpsgd_config& c) {
+  if (c.neighbours == neighbour_relation::add_remove)
+    return "fixed-size sampling without replacement (fraction q of the larger dataset), "
+           "add-remove neighbours: PLD of the pair (N(0,s^2), (1-q)N(0,s^2) + q N(2D,s^2)) "
+           "and its reverse (the record swapped for one in the batch; met when every other "
+           "gradient points against the record's, so the bracket contains the true "
+           "epsilon), composed ";
+  return "fixed-size sampling without replacement (fraction q), " + to_string(c.neighbours) +
+         " neighbours: PLD of the mirrored pair with bound 2D (the record swapped for one in "
+         "the batch; Lebeda et al. 2025 Prop. 13): an upper bound, composed ";
+}
+
+std::string spec_route(const dpsgd_config& c) {
+  if (c.sampling == sampling_scheme::without_replacement) return fixed_size_route(c);
   if (c.sampling == sampling_scheme::truncated_poisson)
     return "truncated Poisson sampling (batches above " + std::to_string(c.max_batch_size) +
            " of " + std::to_string(c.dataset_size) + " records cut at random), " +
@@ -211,19 +222,35 @@ std::string phases_text(const std::vector<dpsgd_phase>& ps) {
   return ps.size() > 1 ? t + " steps in " + std::to_string(ps.size()) + " phases" : t + " times";
 }
 
-// Poisson + add/remove: one subsampled-gaussian spec per phase.
-void account_poisson(const dpsgd_config& c, const std::vector<dpsgd_phase>& ps, dpsgd_report& r) {
+// The CLT formula of the spec route's pair, in words.
+std::string spec_route_clt_formula(const dpsgd_config& c) {
+  if (c.sampling == sampling_scheme::without_replacement)
+    return c.neighbours == neighbour_relation::add_remove
+               ? "mu = q sqrt(T (e^{(2D/sigma)^2} - 1)) (Bu, Dong, Long & Su 2020's limit for "
+                 "the pair with shift 2D)"
+               : "mu = q sqrt(2 T (e^{mu0^2} - e^{-mu0^2})), mu0 = 2D/sigma (the mirrored pair "
+                 "with bound 2D, to first order in q)";
+  return c.neighbours == neighbour_relation::replace_one
+             ? "mu = q sqrt(2 T (e^{mu0^2} - e^{-mu0^2})), mu0 = D/(2 sigma) (the loss to "
+               "first order in q, as Bu, Dong, Long & Su 2020 for add/remove)"
+             : "mu = q sqrt(T (e^{(D/sigma)^2} - 1))  (Bu, Dong, Long & Su 2020)";
+}
+
+// The routes through subsampled-gaussian specs (Poisson, truncated Poisson,
+// fixed-size batches other than by DRS's C_p): one spec per phase. The CLT
+// estimate is each spec's own (its kind's clt hook: T Var per phase).
+void account_by_specs(const dpsgd_config& c, const std::vector<dpsgd_phase>& ps, dpsgd_report& r) {
   std::vector<spec> specs;
   std::string texts;
   double clt2 = 0.0;
+  bool has_clt = true;
   for (const auto& p : ps) {
-    const std::string s = dpsgd_phase_spec(p, r.sensitivity, c.neighbours) + truncation_keys(c);
+    const std::string s = dpsgd_phase_spec(p, r.sensitivity, c.neighbours) + sampling_keys(c);
     specs.push_back(parse_spec(s));
     texts += (texts.empty() ? "" : "; ") + s;
-    const double m = c.neighbours == neighbour_relation::replace_one
-                         ? clt_mu_poisson_replace_one(p.q, 0.5 * r.sensitivity / p.sigma, p.steps)
-                         : clt_mu_poisson(p.q, r.sensitivity / p.sigma, p.steps);
-    clt2 += m * m;
+    const clt_moments m = specs.back().kind().clt(specs.back());
+    has_clt = has_clt && m.not_applicable.empty();
+    clt2 += static_cast<double>(p.steps) * m.var;
   }
   const composition comp = compose(specs, options_of(c));
   r.epsilon = comp.epsilon(c.delta);
@@ -233,19 +260,15 @@ void account_poisson(const dpsgd_config& c, const std::vector<dpsgd_phase>& ps, 
     r.has_mu = true;
   }
   if (c.mu_above > 0) r.mu_window = gdp_mu_above(comp, c.mu_above);
-  r.route = poisson_route(c) + phases_text(ps) + " (" + texts + ")";
-  r.clt_mu = std::sqrt(clt2);
-  if (c.sampling == sampling_scheme::truncated_poisson) {
+  r.route = spec_route(c) + phases_text(ps) + " (" + texts + ")";
+  if (!has_clt) {
     r.clt_mu = std::numeric_limits<double>::quiet_NaN();
-    r.clt_formula = "none for truncated Poisson sampling";
+    r.clt_formula = "none for " + to_string(c.sampling) + " sampling";
     return;
   }
-  r.clt_formula =
-      std::string(c.neighbours == neighbour_relation::replace_one
-                      ? "mu = q sqrt(2 T (e^{mu0^2} - e^{-mu0^2})), mu0 = D/(2 sigma) (the loss to "
-                        "first order in q, as Bu, Dong, Long & Su 2020 for add/remove)"
-                      : "mu = q sqrt(T (e^{(D/sigma)^2} - 1))  (Bu, Dong, Long & Su 2020)") +
-      std::string(ps.size() > 1 ? ", phases combined as sqrt(sum mu_i^2)" : "");
+  r.clt_mu = std::sqrt(clt2);
+  r.clt_formula = spec_route_clt_formula(c) +
+                  std::string(ps.size() > 1 ? ", phases combined as sqrt(sum mu_i^2)" : "");
 }
 
 // Without replacement + replace-one: C_p(G_{D/sigma})^{(x)T} per phase
@@ -396,12 +419,16 @@ dpsgd_report account_dpsgd(const dpsgd_config& c) {
   dpsgd_report r;
   r.sensitivity = dpsgd_sensitivity(c);
   const std::vector<dpsgd_phase> ps = dpsgd_phases(c);
-  if (c.sampling == sampling_scheme::poisson || c.sampling == sampling_scheme::truncated_poisson)
-    account_poisson(c, ps, r);
-  else if (c.sampling == sampling_scheme::shuffle || c.sampling == sampling_scheme::balls_in_bins)
+  // (fixed-size batches under replace-one: DRS's C_p is tighter than the
+  // mirrored pair of twice the bound that the spec route would use)
+  const bool by_drs = c.sampling == sampling_scheme::without_replacement &&
+                      c.neighbours == neighbour_relation::replace_one;
+  if (c.sampling == sampling_scheme::shuffle || c.sampling == sampling_scheme::balls_in_bins)
     account_one_step_per_epoch(c, ps, r);
-  else
+  else if (by_drs)
     account_fixed_size(c, ps, r);
+  else
+    account_by_specs(c, ps, r);
   r.clt_epsilon = std::isnan(r.clt_mu) ? r.clt_mu : gdp_eps(r.clt_mu, c.delta);
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return r;

@@ -77,6 +77,12 @@ struct translator {
   void poisson(const json& e, long double count, const std::string& path);
   void mixture(const json& e, long double count, const std::string& path);
   void truncated_poisson(const json& e, long double count, const std::string& path);
+  void without_replacement(const json& e, long double count, const std::string& path);
+  static long long nonnegative_integer(const json& e, const std::string& path, const char* field) {
+    if (!e.contains(field) || !e[field].is_number_integer() || e[field].get<long long>() < 0)
+      refuse(path, std::string("needs an integer '") + field + "' >= 0");
+    return e[field].get<long long>();
+  }
   void randomized_response(const json& e, long double count, const std::string& path);
   void discrete_laplace(const json& e, long double count, const std::string& path);
   void discrete_gaussian(const json& e, long double count, const std::string& path);
@@ -140,8 +146,9 @@ void translator::leaf(const std::string& type, const json& e, long double count,
   if (type == "PoissonSampledDpEvent") return poisson(e, count, path);
   if (type == "MixtureOfGaussiansDpEvent") return mixture(e, count, path);
   if (type == "TruncatedSubsampledGaussianDpEvent") return truncated_poisson(e, count, path);
-  if (type == "SampledWithoutReplacementDpEvent" || type == "SampledWithReplacementDpEvent")
-    unsupported(path, type + ": no certified route in fdp (Poisson sampling is)");
+  if (type == "SampledWithoutReplacementDpEvent") return without_replacement(e, count, path);
+  if (type == "SampledWithReplacementDpEvent")
+    unsupported(path, type + ": no certified route in fdp (Poisson and fixed-size sampling are)");
   unsupported(path, "fdp has no sound accounting for '" + type + "'");
 }
 
@@ -218,12 +225,8 @@ void translator::poisson(const json& e, long double count, const std::string& pa
 // as in dp_accounting, a zero rate, batch or dataset is no event and zero
 // noise is not private.
 void translator::truncated_poisson(const json& e, long double count, const std::string& path) {
-  auto integer = [&](const char* field) {
-    if (!e.contains(field) || !e[field].is_number_integer() || e[field].get<long long>() < 0)
-      refuse(path, std::string("needs an integer '") + field + "' >= 0");
-    return e[field].get<long long>();
-  };
-  const long long n = integer("dataset_size"), b = integer("truncated_batch_size");
+  const long long n = nonnegative_integer(e, path, "dataset_size"),
+                  b = nonnegative_integer(e, path, "truncated_batch_size");
   const double q = number(e, path, "sampling_probability");
   if (!(q >= 0 && q <= 1)) refuse(path, "sampling_probability " + num(q) + " must be in [0, 1]");
   const double s = number(e, path, "noise_multiplier");
@@ -232,6 +235,29 @@ void translator::truncated_poisson(const json& e, long double count, const std::
   add("subsampled-gaussian:sigma=" + num(s) + ",q=" + num(q) +
           ",sampling=truncated-poisson,max-batch=" + std::to_string(b) +
           ",dataset-size=" + std::to_string(n) + neighbours_word(),
+      count, path);
+}
+
+// A fixed-size batch of sample_size of source_dataset_size records per step
+// (subsampled-gaussian's sampling=without-replacement: the Poisson pair of
+// twice the bound, at rate sample_size / source_dataset_size).
+void translator::without_replacement(const json& e, long double count, const std::string& path) {
+  const long long n = nonnegative_integer(e, path, "source_dataset_size"),
+                  m = nonnegative_integer(e, path, "sample_size");
+  if (m > n) refuse(path, "sample_size must be <= source_dataset_size");
+  if (!e.contains("event") || !e["event"].is_object() || !e["event"].contains("type"))
+    refuse(path, "needs an 'event'");
+  const json& inner = e["event"];
+  if (!inner["type"].is_string() || inner["type"].get<std::string>() != "GaussianDpEvent")
+    unsupported(path + ".event",
+                "the event a SampledWithoutReplacementDpEvent samples must be a "
+                "GaussianDpEvent");
+  if (m == 0) return;
+  const double s = number(inner, path + ".event", "noise_multiplier");
+  if (s == 0) return add("epsdelta:eps=0,delta=1", count, path);
+  add("subsampled-gaussian:sigma=" + num(s) +
+          ",q=" + num(static_cast<double>(m) / static_cast<double>(n)) +
+          ",sampling=without-replacement" + neighbours_word(),
       count, path);
 }
 

@@ -13,7 +13,8 @@ Supported (the same events, translated by the same code, as ``fdp compose
 DiscreteLaplace, DiscreteGaussian (dimension 1), EpsilonDelta, ZCDp (xi 0),
 RandomizedResponse (REPLACE_ONE / REPLACE_SPECIAL), MixtureOfGaussians,
 PoissonSampled of Gaussian (every relation) or Laplace (not REPLACE_ONE),
-TruncatedSubsampledGaussian (every relation), SelfComposed, Composed. Everything else raises UnsupportedEventError.
+TruncatedSubsampledGaussian and SampledWithoutReplacement of Gaussian (every
+relation), SelfComposed, Composed. Everything else raises UnsupportedEventError.
 :mod:`fdp.dp_accounting.event_file` writes and reads events as the CLI's
 event files.
 """

@@ -148,7 +148,7 @@ class SampledWithReplacementDpEvent(DpEvent):
 
 @dataclass(frozen=True)
 class SampledWithoutReplacementDpEvent(DpEvent):
-    """``event`` on sample_size records drawn without replacement (not supported by fdp)."""
+    """``event`` on sample_size records drawn without replacement (a Gaussian event)."""
 
     source_dataset_size: int
     sample_size: int

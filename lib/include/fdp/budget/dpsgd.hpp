@@ -28,16 +28,20 @@
 //    uncut Poisson pair and the cut batch's pair, whose derivation and
 //    dominance are in fdp/ops/truncated_poisson.hpp (subsampled-gaussian's
 //    sampling=truncated-poisson). Not solvable (account for given values).
-//  * without-replacement + replace-one: a batch of exactly B = p n records is
-//    drawn uniformly at each step. DRS Thm 4.2 (Sample_m, replace-one
+//  * without-replacement + add-remove or zero-out: a batch of exactly B = q n
+//    records is drawn uniformly at each step; the record is swapped for one
+//    of the batch, so the step is the Poisson pair with twice the shift
+//    (subsampled-gaussian's sampling=without-replacement, whose kind file
+//    has the derivation): under add-remove 9.2's pair with shift 2D, met by
+//    the input whose other gradients oppose the record's (the bracket
+//    contains the true epsilon); under zero-out the mirrored pair with bound
+//    2D (an upper bound).
+//  * without-replacement + replace-one: DRS Thm 4.2 (Sample_m, replace-one
 //    neighbours, as we read it; see subsample.hpp) gives per-step C_p(G_{D/sigma}),
 //    composed T times (DRS Thm 3.2, adaptive composition). fdp brackets
 //    C_p(G)^{(x)T}: the lower polygon of C_p(G) composed gives the certified
 //    upper bound, the upper polygon the lower end. The lower end brackets the
 //    guarantee C_p(G)^{(x)T}, not the mechanism's true epsilon (which can be smaller).
-// Refused:
-//  * without-replacement + add-remove or zero-out: no pair is implemented
-//    (under add-remove the dataset size changes between neighbours).
 // Lower bound only:
 //  * shuffle (a random permutation cut into consecutive batches, each record
 //    used once per epoch): no amplification theorem fdp can apply is proven

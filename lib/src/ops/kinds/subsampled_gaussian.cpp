@@ -25,6 +25,18 @@
 //    "Unified mechanism-specific amplification by subsampling", Thm 3.8);
 //    a numeric check in 2-D (150 random u, u', q, sigma) found no excess.
 //    At q = 1 it is G_{2S/sigma}.
+// sampling=without-replacement: each step's batch is a uniform subset of
+// exactly qN records (N the dataset's size; under add-remove the larger of
+// the two, which covers both neighbours: a smaller rate is more private).
+// With x the differing record, the batch of the dataset without x is a
+// uniform q N-subset T of the others; with x it is T, or (probability q) T
+// with a uniform member t swapped for x. Given (T, t) the step is the
+// Poisson pair at rate q whose shift is u_x - u_t (or u_x - u_t against
+// u_x' - u_t, or -u_t under zero-out): norms <= 2S. So it is this kind's
+// Poisson spec with sensitivity 2S: the add/remove pair under add-remove
+// (met exactly when every other record's gradient is -u_x: tight), the
+// mirrored pair with bound 2S under zero-out and replace-one (Lebeda et al.
+// Prop. 13, any two shifts within the bound).
 // sampling=truncated-poisson (max-batch=B, dataset-size=N): Poisson batches
 // cut to B records at random; its pair and why it dominates are in
 // fdp/ops/truncated_poisson.hpp.
@@ -47,6 +59,7 @@ struct params {
 };
 
 constexpr const char* kTruncated = "truncated-poisson";
+constexpr const char* kFixedSize = "without-replacement";
 
 // sampling=truncated-poisson needs max-batch and dataset-size; Poisson takes neither.
 void check_truncation_keys(const spec& s, bool truncated, int group) {
@@ -78,6 +91,14 @@ params params_of(const spec& s) {
   if (truncated) {
     p.max_batch = static_cast<std::int64_t>(s.number("max-batch"));
     p.dataset_size = static_cast<std::int64_t>(s.number("dataset-size"));
+  }
+  if (s.choice("sampling") == kFixedSize) {
+    // (the Poisson pair of twice the bound: see the top of this file)
+    if (group > 1)
+      throw std::invalid_argument("spec '" + s.text +
+                                  "': group > 1 is accounted under Poisson sampling only");
+    p.d *= 2.0;
+    if (p.rel == neighbour_relation::zero_out) p.rel = neighbour_relation::replace_one;
   }
   return p;
 }
@@ -307,10 +328,11 @@ spec_kind spec_kind_subsampled_gaussian() {
                   "examples per user (user-level accounting: Binomial(K, q) of them "
                   "in a batch)"),
       kinds::neighbours_key(),
-      choice_key("sampling", {"poisson", kTruncated}, "poisson",
+      choice_key("sampling", {"poisson", kTruncated, kFixedSize}, "poisson",
                  "batch sampling: each record joins each batch independently with "
                  "probability q; truncated-poisson: and a batch of more than max-batch "
-                 "records is cut to max-batch at random"),
+                 "records is cut to max-batch at random; without-replacement: each batch "
+                 "is a uniform subset of exactly qN records"),
       conditional_integer_key("max-batch", "B", 1, 1e12,
                               "truncated-poisson: the largest batch; required with it"),
       conditional_integer_key("dataset-size", "N", 1, 1e12,

@@ -1,5 +1,15 @@
-// Truncated Poisson sampling (subsampled-gaussian's sampling=truncated-poisson,
-// fdp/ops/truncated_poisson.hpp), against answers made apart from its code:
+// Batch samplers of the subsampled Gaussian besides Poisson, against answers
+// made apart from their code.
+//
+// Fixed-size batches (sampling=without-replacement; the derivation is at the
+// top of lib/src/ops/kinds/subsampled_gaussian.cpp): exact enumeration of
+// every batch of a small dataset. On the input where every other gradient
+// points against the record's, the step IS the add/remove pair with twice
+// the shift, so the bracket must contain its delta (two-sided); on random
+// 1-D inputs and under every relation the delta is never above the upper end.
+//
+// Truncated Poisson sampling (sampling=truncated-poisson,
+// fdp/ops/truncated_poisson.hpp):
 //   * the cut probability and the cut rate against direct sums of binomial
 //     probabilities over the number of other records sampled;
 //   * one step's delta against the closed forms of the two branch pairs,
@@ -20,6 +30,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -227,6 +238,79 @@ TEST(TruncatedPoisson, NoCutIsPlainPoisson) {
       test::query_bracket("subsampled-gaussian:sigma=1.1,q=0.01,times=300", "eps", 1e-5);
   EXPECT_EQ(cut_never.lower, poisson.lower);
   EXPECT_EQ(cut_never.upper, poisson.upper);
+}
+
+// Every uniform b-subset of the records (gradients g, the record x at
+// index 0 when `with_x`): the batch sums as a 1-D Gaussian mixture.
+mixture_1d fixed_size_outputs(const std::vector<double>& g, int b, bool with_x) {
+  mixture_1d m;
+  const int first = with_x ? 0 : 1, n = static_cast<int>(g.size()) - first;
+  std::vector<int> subsets;
+  for (int mask = 0; mask < (1 << n); ++mask)
+    if (__builtin_popcount(mask) == b) subsets.push_back(mask);
+  for (int mask : subsets) {
+    double sum = 0;
+    for (int i = 0; i < n; ++i)
+      if (mask >> i & 1) sum += g[first + i];
+    m.means.push_back(sum);
+    m.weights.push_back(1.0 / static_cast<double>(subsets.size()));
+  }
+  return m;
+}
+
+std::string fixed_spec(double sigma, double q, const std::string& rel) {
+  char buf[200];
+  std::snprintf(buf, sizeof buf,
+                "subsampled-gaussian:sigma=%.17g,q=%.17g,sampling=without-replacement,"
+                "neighbours=%s",
+                sigma, q, rel.c_str());
+  return buf;
+}
+
+// Add/remove: 5 records (x and 4 others), batches of 2, q = 2/5.
+TEST(FixedSizeBatches, TheOpposedInputMeetsTheBoundExactly) {
+  const std::vector<double> g{1, -1, -1, -1, -1};
+  const int b = 2;
+  for (const double sigma : {0.7, 2.0}) {
+    const mixture_1d with = fixed_size_outputs(g, b, true),
+                     without = fixed_size_outputs(g, b, false);
+    for (const double eps : {0.1, 0.8}) {
+      const double truth = std::max(numeric_delta(without, with, sigma, eps),
+                                    numeric_delta(with, without, sigma, eps));
+      const interval got = test::query_bracket(fixed_spec(sigma, 0.4, "add-remove"), "delta", eps);
+      test::expect_contains(got, truth, "sigma " + std::to_string(sigma), 1e-6, 1e-9);
+    }
+  }
+}
+
+TEST(FixedSizeBatches, RandomInputsNeverExceedTheBound) {
+  std::mt19937_64 rng(7);
+  std::uniform_real_distribution<double> unit(-1.0, 1.0);
+  const int b = 2;
+  for (int trial = 0; trial < 6; ++trial) {
+    std::vector<double> g(5);
+    for (double& x : g) x = unit(rng);
+    const double sigma = 0.5 + trial * 0.3;
+    // add-remove: x against no record; zero-out: against a zero gradient;
+    // replace-one: against another gradient of norm <= 1
+    std::vector<double> zeroed = g, replaced = g;
+    zeroed[0] = 0.0;
+    replaced[0] = unit(rng);
+    const mixture_1d with = fixed_size_outputs(g, b, true);
+    const std::vector<std::pair<std::string, mixture_1d>> others{
+        {"add-remove", fixed_size_outputs(g, b, false)},
+        {"zero-out", fixed_size_outputs(zeroed, b, true)},
+        {"replace-one", fixed_size_outputs(replaced, b, true)}};
+    for (const auto& [rel, other] : others) {
+      const double q = 0.4;  // (b / 5: x's dataset has 5 records, the larger one)
+      for (const double eps : {0.0, 0.5}) {
+        const double delta = std::max(numeric_delta(other, with, sigma, eps),
+                                      numeric_delta(with, other, sigma, eps));
+        const interval got = test::query_bracket(fixed_spec(sigma, q, rel), "delta", eps);
+        EXPECT_LE(delta, got.upper * (1 + 1e-6) + 1e-9) << rel << " trial " << trial;
+      }
+    }
+  }
 }
 
 TEST(TruncatedPoisson, BadKeysAreRefusedByName) {
