@@ -126,11 +126,6 @@ double clt_mu_poisson(double q, double mu0, std::int64_t steps) {
   return q * std::sqrt(static_cast<double>(steps) * std::expm1(mu0 * mu0));
 }
 
-double clt_mu_poisson_replace_one(double q, double mu0, std::int64_t steps) {
-  if (q == 1.0) return 2.0 * mu0 * std::sqrt(static_cast<double>(steps));
-  return 2.0 * q * std::sqrt(static_cast<double>(steps) * std::sinh(mu0 * mu0));
-}
-
 double clt_mu_uniform(double p, double mu0, std::int64_t steps) {
   const double v = std::exp(mu0 * mu0) * norm_cdf(1.5 * mu0) + 3.0 * norm_cdf(-0.5 * mu0) - 2.0;
   return std::sqrt(2.0) * p * std::sqrt(static_cast<double>(steps) * std::max(0.0, v));

@@ -235,9 +235,6 @@ dpsgd_solution solve_dpsgd(const dpsgd_config& c, const dpsgd_solve& what);
 
 /// Bu et al.'s Poisson CLT: q sqrt(T (e^{mu0^2} - 1)), mu0 = D/sigma. Not a bound.
 double clt_mu_poisson(double q, double mu0, std::int64_t steps);
-/// The same under replace-one, mu0 = (one record's bound)/sigma:
-/// 2 q sqrt(T sinh(mu0^2)) (formulas.md 9.3; 2 mu0 sqrt(T) at q = 1).
-double clt_mu_poisson_replace_one(double q, double mu0, std::int64_t steps);
 /// Bu et al.'s uniform (without replacement) CLT:
 /// sqrt(2) p sqrt(T (e^{mu0^2} Phi(1.5 mu0) + 3 Phi(-0.5 mu0) - 2)). Not a bound.
 double clt_mu_uniform(double p, double mu0, std::int64_t steps);
