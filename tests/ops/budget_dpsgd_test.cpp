@@ -115,6 +115,36 @@ TEST(Dpsgd, FixedSizeBatchesUnderEveryRelation) {
       EXPECT_TRUE(dpsgd_refusal(s, n).empty());
 }
 
+// Truncated Poisson under add-remove: a dataset of N records has neighbours
+// of N - 1 and N + 1, and the bound is not monotone in N (the spec's
+// dataset-size is the larger of a pair): at N = M no batch of the pair
+// (N-1, N) is ever cut, but one of (N, N+1) can be. The worse is reported.
+TEST(Dpsgd, TruncatedPoissonCoversTheDatasetWithOneRecordMore) {
+  dpsgd_config c;
+  c.q = 0.9;
+  c.sigma = 2.0;
+  c.steps = 20;
+  c.sampling = sampling_scheme::truncated_poisson;
+  c.max_batch_size = 20;
+  c.dataset_size = 20;
+  const dpsgd_report r = account_dpsgd(c);
+  auto eps_at = [&](int n) {
+    return compose({parse_spec("subsampled-gaussian:sigma=2,q=0.9,times=20,sampling=truncated-"
+                               "poisson,max-batch=20,dataset-size=" +
+                               std::to_string(n))})
+        .epsilon(c.delta);
+  };
+  const interval at_n = eps_at(20), at_n1 = eps_at(21);
+  EXPECT_LT(at_n.upper, at_n1.lower);  // (the case where N alone would be unsound)
+  EXPECT_EQ(r.epsilon.lower, at_n1.lower);
+  EXPECT_EQ(r.epsilon.upper, at_n1.upper);
+  c.neighbours = neighbour_relation::replace_one;  // (same-size neighbours: N alone)
+  c.sensitivity = 0.0;
+  const dpsgd_report ro = account_dpsgd(c);
+  EXPECT_NE(ro.route.find("dataset-size=20"), std::string::npos);
+  EXPECT_EQ(ro.route.find("dataset-size + 1"), std::string::npos);
+}
+
 // Poisson under replace-one is the mirrored pair with one record's bound D/2;
 // under zero-out, the add-remove pair (the same numbers).
 TEST(Dpsgd, PoissonUnderOtherRelations) {

@@ -231,39 +231,70 @@ std::string spec_route_clt_formula(const dpsgd_config& c) {
              : "mu = q sqrt(T (e^{(D/sigma)^2} - 1))  (Bu, Dong, Long & Su 2020)";
 }
 
+// The larger of two epsilons, bracketed: [max of the lowers, max of the uppers].
+interval the_worse(const interval& a, const interval& b) {
+  return {std::max(a.lower, b.lower), std::max(a.upper, b.upper)};
+}
+
+// The run's specs, one per phase; `extra_record`: truncated Poisson cut
+// from one record more (dataset_size + 1).
+std::vector<spec> run_specs(const dpsgd_config& c, const std::vector<dpsgd_phase>& ps,
+                            double sensitivity, bool extra_record) {
+  dpsgd_config cc = c;
+  if (extra_record) cc.dataset_size += 1;
+  std::vector<spec> specs;
+  for (const auto& p : ps)
+    specs.push_back(parse_spec(dpsgd_phase_spec(p, sensitivity, c.neighbours) + sampling_keys(cc)));
+  return specs;
+}
+
+// Truncated Poisson under add-remove: the spec's dataset-size is the larger
+// dataset of a neighbouring pair, and the bound is not monotone in it; a
+// dataset of N records has neighbours of N - 1 and N + 1, so both N and
+// N + 1 are accounted and the worse is reported.
+bool needs_larger_neighbour(const dpsgd_config& c) {
+  return c.sampling == sampling_scheme::truncated_poisson &&
+         c.neighbours == neighbour_relation::add_remove;
+}
+
 // The routes through subsampled-gaussian specs (Poisson, truncated Poisson,
 // fixed-size batches other than by DRS's C_p): one spec per phase. The CLT
 // estimate is each spec's own (its kind's clt hook: T Var per phase).
 void account_by_specs(const dpsgd_config& c, const std::vector<dpsgd_phase>& ps, dpsgd_report& r) {
-  std::vector<spec> specs;
+  std::vector<composition> comps{compose(run_specs(c, ps, r.sensitivity, false), options_of(c))};
+  if (needs_larger_neighbour(c))
+    comps.push_back(compose(run_specs(c, ps, r.sensitivity, true), options_of(c)));
+  auto worst = [&](auto query) {
+    interval e = query(comps.front());
+    for (const auto& comp : comps) e = the_worse(e, query(comp));
+    return e;
+  };
+  r.epsilon = worst([&](const composition& k) { return k.epsilon(c.delta); });
+  for (double d : c.more_deltas)
+    r.more_epsilons.push_back(worst([&](const composition& k) { return k.epsilon(d); }));
+  if (c.gdp_summary) {
+    r.mu = worst([](const composition& k) { return k.mu(); });
+    r.has_mu = true;
+  }
+  if (c.mu_above > 0)
+    r.mu_window = worst([&](const composition& k) { return gdp_mu_above(k, c.mu_above); });
   std::string texts;
   double clt2 = 0.0;
   bool has_clt = true;
-  for (const auto& p : ps) {
-    const std::string s = dpsgd_phase_spec(p, r.sensitivity, c.neighbours) + sampling_keys(c);
-    specs.push_back(parse_spec(s));
-    texts += (texts.empty() ? "" : "; ") + s;
-    const clt_moments m = specs.back().kind().clt(specs.back());
+  for (const spec& s : run_specs(c, ps, r.sensitivity, false)) {
+    texts += (texts.empty() ? "" : "; ") + s.text;
+    const clt_moments m = s.kind().clt(s);
     has_clt = has_clt && m.not_applicable.empty();
-    clt2 += static_cast<double>(p.steps) * m.var;
+    clt2 += static_cast<double>(s.times) * m.var;
   }
-  const composition comp = compose(specs, options_of(c));
-  r.epsilon = comp.epsilon(c.delta);
-  for (double d : c.more_deltas) r.more_epsilons.push_back(comp.epsilon(d));
-  if (c.gdp_summary) {
-    r.mu = comp.mu();
-    r.has_mu = true;
-  }
-  if (c.mu_above > 0) r.mu_window = gdp_mu_above(comp, c.mu_above);
-  r.route = spec_route(c) + phases_text(ps) + " (" + texts + ")";
-  if (!has_clt) {
-    r.clt_mu = std::numeric_limits<double>::quiet_NaN();
-    r.clt_formula = "none for " + to_string(c.sampling) + " sampling";
-    return;
-  }
-  r.clt_mu = std::sqrt(clt2);
-  r.clt_formula = spec_route_clt_formula(c) +
-                  std::string(ps.size() > 1 ? ", phases combined as sqrt(sum mu_i^2)" : "");
+  r.route = spec_route(c) + phases_text(ps) + " (" + texts +
+            (comps.size() > 1 ? "; and the same with dataset-size + 1, the worse reported" : "") +
+            ")";
+  r.clt_mu = has_clt ? std::sqrt(clt2) : std::numeric_limits<double>::quiet_NaN();
+  r.clt_formula =
+      has_clt ? spec_route_clt_formula(c) +
+                    std::string(ps.size() > 1 ? ", phases combined as sqrt(sum mu_i^2)" : "")
+              : "none for " + to_string(c.sampling) + " sampling";
 }
 
 // Without replacement + replace-one: C_p(G_{D/sigma})^{(x)T} per phase

@@ -27,7 +27,11 @@
 //                 (or -u_t) both have norm <= 2S: the replace-one pair with
 //                 bound 2S (mirror images +-2S; Lebeda et al. 2025 Prop. 13).
 // N counts the records of the larger dataset (add-remove) or of either
-// (replace): the others are N - 1 in every case. dp_accounting uses the same
+// (replace): the others are N - 1 in every case. The bound is not monotone
+// in N (a red-team check found the N + 1 bound up to 4x the N one at small
+// deltas), so a dataset of N records under add-remove, whose neighbours
+// have N - 1 and N + 1, needs both N and N + 1 accounted and the worse
+// taken (fdp dpsgd does; a spec states the larger dataset of its pair). dp_accounting uses the same
 // split with the replace-one pair for the cut branch under every relation.
 #pragma once
 

@@ -336,8 +336,9 @@ spec_kind spec_kind_subsampled_gaussian() {
       conditional_integer_key("max-batch", "B", 1, 1e12,
                               "truncated-poisson: the largest batch; required with it"),
       conditional_integer_key("dataset-size", "N", 1, 1e12,
-                              "truncated-poisson: records in the dataset (the larger one under "
-                              "add-remove); required with it")};
+                              "truncated-poisson: records in the dataset; under add-remove the "
+                              "larger of the pair (a dataset of N records needs N and N+1, as fdp "
+                              "dpsgd accounts); required with it")};
   k.term = term;
   k.rdp = rdp;
   k.clt = clt;
