@@ -147,6 +147,7 @@ class OneRunResult:
     delta: float
     confidence: float
     p_value_at_zero: float
+    mu_lower: float = 0.0  # the f-DP test's certified lower bound on GDP mu
 
     @property
     def epsilon_lower(self) -> float:
@@ -175,4 +176,4 @@ def audit_one_run(scores: object, included: object, *, guesses: Optional[int] = 
                         guessed_in=d["guessed_in"], correct=d["correct"],
                         included=d["included"], epsilon=Interval(d["epsilon_lower"], float("inf")),
                         delta=d["delta"], confidence=d["confidence"],
-                        p_value_at_zero=d["p_value_at_zero"])
+                        p_value_at_zero=d["p_value_at_zero"], mu_lower=d["mu_lower"])

@@ -133,6 +133,7 @@ py::dict one_run_arrays(const in_array& scores, const std::vector<int>& included
   d["delta"] = r.delta;
   d["confidence"] = r.confidence;
   d["p_value_at_zero"] = r.p_value_at_zero;
+  d["mu_lower"] = r.mu_lower;
   return d;
 }
 

@@ -73,7 +73,9 @@ def test_one_run_matches_cli(tmp_path):
     path.write_text("".join(f"{s!r},{i}\n" for s, i in zip(scores, inc)))
     j = run_cli("--one-run", str(path), "--guesses", "200", "--delta", "1e-5")
     assert r.epsilon.lower == j["queries"][0]["epsilon"]["lower"] > 0
-    for k in ("canaries", "guesses", "guessed_in", "correct", "included", "p_value_at_zero"):
+    assert 0 < r.mu_lower < 1.5  # (the f-DP test: below the truth, mu = 1.5)
+    for k in ("canaries", "guesses", "guessed_in", "correct", "included", "p_value_at_zero",
+              "mu_lower"):
         assert getattr(r, k) == j[k]
 
 

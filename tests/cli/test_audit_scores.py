@@ -89,9 +89,17 @@ check(d["correct"] > 150 and d["queries"][0]["epsilon"]["lower"] > 1,
 rc, out, err = run("audit", "--one-run", one, "--guesses", "200", "--delta", "1e-5",
                    "--claim", "epsdelta:eps=0.5,delta=1e-5")
 check(rc == 3 and "verdict: violation" in out, "one run vs eps = 0.5: violation (%d, %r)" % (rc, out))
-rc, out, err = run("audit", "--one-run", one, "--claim", "gdp:mu=1")
-check(rc == 0 and "verdict: inconclusive" in out and "--delta > 0" in out,
-      "GDP claim at delta 0: inconclusive, says why (%r)" % out)
+# a GDP claim at delta 0: the (epsilon, delta) test has nothing to test, the
+# f-DP test judges the curve (mu = 2 data: mu = 1 is contradicted, 2.5 not)
+rc, out, err = run("audit", "--one-run", one, "--guesses", "200", "--claim", "gdp:mu=1")
+check(rc == 3 and "verdict: violation" in out and "f-DP test" in out and "mu >= " in out,
+      "GDP claim below the truth: violation by the f-DP test (%d, %r)" % (rc, out))
+rc, out, err = run("audit", "--one-run", one, "--guesses", "200", "--claim", "gdp:mu=2.5",
+                   "--json")
+d = json.loads(out)
+check(rc == 0 and d["verdict"] == "consistent" and d["tests"]["f_dp"]["claim_rejected"] is False
+      and d["tests"]["epsilon_delta"]["p_value_at_claim"] is None and 0 < d["mu_lower"] < 2,
+      "GDP claim above the truth: consistent, mu_lower below the truth (%d, %s)" % (rc, out[:400]))
 
 # --- bad input ------------------------------------------------------------------
 bad(["--scores", write("oneclass.csv", "score,in,canary,run\n1,1,a,r1\n2,1,a,r2\n")],

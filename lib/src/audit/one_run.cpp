@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "fdp/audit/one_run_fdp.hpp"
 #include "fdp/core/error.hpp"
 
 namespace fdp::audit {
@@ -144,6 +145,7 @@ one_run_result audit_one_run(const score_table& t, std::int64_t guesses, double 
   for (const auto& row : t.rows) r.included += row.in ? 1 : 0;
   r.epsilon_lower = one_run_epsilon_lower(m, guesses, r.correct, delta, confidence);
   r.p_value_at_zero = one_run_p_value(m, guesses, r.correct, 0.0, delta);
+  r.mu_lower = one_run_gdp_mu_lower(m, guesses, r.correct, 1.0 - confidence);
   return r;
 }
 

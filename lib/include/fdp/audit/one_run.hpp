@@ -44,6 +44,9 @@ struct one_run_result {
   std::int64_t included = 0;    ///< canaries with in = 1
   double epsilon_lower = 0, delta = 0, confidence = 0.95;
   double p_value_at_zero = 1;  ///< p-value of eps = 0 (a test of "no leak at all")
+  /// The f-DP test's bound (fdp/audit/one_run_fdp.hpp): the largest GDP mu
+  /// it rejects at level 1 - confidence (a certified lower bound on mu).
+  double mu_lower = 0;
 };
 
 /// Audits one run: the table's rows are the canaries (one row each; the run
