@@ -65,13 +65,13 @@ std::vector<sampler_row> account_every_sampler(const dpsgd_config& base) {
 
 std::string what_it_is(const sampler_row& r, neighbour_relation n) {
   if (!r.report) return "refused: " + r.refusal;
-  // (fixed-size batches: under replace-one the bracket is on the generic
-  // guarantee C_p(G)^T of DRS Thm 4.2, under zero-out on the mirrored pair
-  // of twice the bound: upper bounds that need not be tight; under
-  // add-remove the pair is met by an input, so the bracket is the run's)
+  // (fixed-size batches: under zero-out the bracket is on the mirrored pair
+  // of twice the bound, an upper bound that need not be tight; under
+  // add-remove the pair is met by an input, and under replace-one the lower
+  // end is such an input's, so those brackets are the run's)
   if (r.sampling == sampling_scheme::without_replacement && n == neighbour_relation::replace_one)
-    return "certified UPPER bound: a bracket on DRS Thm 4.2's C_p(G)^T, not on the run's own "
-           "epsilon (may be far above it)";
+    return "certified bracket: the true epsilon is inside (DRS Thm 4.2's C_p(G)^T above, an "
+           "input that meets the add/remove pair below; can be wide)";
   if (r.sampling == sampling_scheme::without_replacement && n == neighbour_relation::zero_out)
     return "certified UPPER bound: a bracket on the mirrored pair with twice the bound, at or "
            "above the run's epsilon";

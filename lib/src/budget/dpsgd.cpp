@@ -297,46 +297,59 @@ void account_by_specs(const dpsgd_config& c, const std::vector<dpsgd_phase>& ps,
               : "none for " + to_string(c.sampling) + " sampling";
 }
 
-// Without replacement + replace-one: C_p(G_{D/sigma})^{(x)T} per phase
-// (DRS Thm 4.2 + Thm 3.2), bracketed by its lower and upper polygons.
+// Without replacement + replace-one: the upper end is that of C_p(G_{D/sigma})^{(x)T}
+// per phase (DRS Thm 4.2 + Thm 3.2, its lower polygon composed), the lower
+// end that of an input that meets the add/remove pair with shift D.
 void account_fixed_size(const dpsgd_config& c, const std::vector<dpsgd_phase>& ps,
                         dpsgd_report& r) {
-  std::vector<compose_term> lower_terms, upper_terms;
+  std::vector<compose_term> lower_terms;
   double cap2 = 0.0, clt2 = 0.0;
   for (const auto& p : ps) {
     const double mu0 = r.sensitivity / p.sigma;
     const curve_bracket cp = subsample(tradeoff(gaussian(mu0)), p.q, 2000);
     lower_terms.push_back(curve_term(cp.lower, p.steps, "C_p(G) lower polygon"));
-    upper_terms.push_back(curve_term(cp.upper, p.steps, "C_p(G) upper polygon"));
     cap2 += static_cast<double>(p.steps) * mu0 * mu0;
     const double m = clt_mu_uniform(p.q, mu0, p.steps);
     clt2 += m * m;
   }
   const compose_options o = options_of(c);
-  const composition lo = compose_terms(lower_terms, o), up = compose_terms(upper_terms, o);
+  const composition lo = compose_terms(lower_terms, o);
+  // The lower end: on the input whose other records all equal the
+  // replacement (gradients -u, the record +u, its replacement -u), every
+  // batch without the record sums to the same vector, and with it (chance
+  // q) moves by D: the add/remove pair with shift D (subsampled-gaussian's
+  // sampling=without-replacement with record bound D/2). That input's
+  // epsilon is a certified lower bound on the run's, so the bracket is on
+  // the run's true epsilon (DRS's C_p^T above, this input below).
+  dpsgd_config as_add_remove = c;
+  as_add_remove.neighbours = neighbour_relation::add_remove;
+  const composition worst_input =
+      compose(run_specs(as_add_remove, ps, 0.5 * r.sensitivity, false), o);
   auto bracket_at = [&](double d) {
-    const interval el = lo.epsilon(d), eu = up.epsilon(d);
-    return interval{std::min(eu.lower, el.upper), el.upper};
+    const interval el = lo.epsilon(d);
+    return interval{std::min(worst_input.epsilon(d).lower, el.upper), el.upper};
   };
   r.epsilon = bracket_at(c.delta);
   for (double d : c.more_deltas) r.more_epsilons.push_back(bracket_at(d));
   if (c.gdp_summary) {
-    const interval ml = lo.mu(), mu_up = up.mu();
+    const interval ml = lo.mu(), mu_worst = worst_input.mu();
     // C_p(G_{mu0}) >= G_{mu0} (DRS Thm 4.2), so the composition is >=
     // G_{sqrt(sum T mu0^2)}: a certified upper end where the polygons give
     // none (q = 1, 4 steps, sigma 1 read [3.9988, inf] for what is exactly G_4)
     const double hi = std::min(ml.upper, std::sqrt(cap2));
-    r.mu = {std::min(mu_up.lower, hi), hi};
+    r.mu = {std::min(mu_worst.lower, hi), hi};
     r.has_mu = true;
   }
   if (c.mu_above > 0) {
-    const interval wl = gdp_mu_above(lo, c.mu_above), wu = gdp_mu_above(up, c.mu_above);
+    const interval wl = gdp_mu_above(lo, c.mu_above), wu = gdp_mu_above(worst_input, c.mu_above);
     r.mu_window = {std::min(wu.lower, wl.upper), wl.upper};
   }
   r.route =
       "fixed-size sampling without replacement (fraction p), replace-one neighbours: "
       "C_p(G_{D/sigma}) per step (DRS Thm 4.2) composed " +
-      phases_text(ps) + "; the bracket is on that guarantee";
+      phases_text(ps) +
+      " above; below, the input whose other records equal the replacement (the add/remove "
+      "pair with shift D at rate p): a bracket on the run's epsilon";
   r.clt_mu = std::sqrt(clt2);
   r.clt_formula =
       "mu = sqrt(2) p sqrt(T (e^{mu0^2} Phi(1.5 mu0) + 3 Phi(-0.5 mu0) - 2)), mu0 = D/sigma "
