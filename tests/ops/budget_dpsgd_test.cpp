@@ -85,12 +85,18 @@ TEST(Dpsgd, UniformCltFormulaIsTheOneOfBuEtAl) {
 // Fixed-size batches: under add-remove the spec route (the add/remove pair
 // with twice the shift), under zero-out the mirrored pair with bound 2D,
 // under replace-one DRS's C_p; no sampler is refused under any relation.
-TEST(Dpsgd, FixedSizeBatchesUnderEveryRelation) {
+// A run of `steps` steps at rate q and noise sigma under a sampler.
+dpsgd_config run_of(double q, double sigma, std::int64_t steps, sampling_scheme s) {
   dpsgd_config c;
-  c.q = 0.01;
-  c.sigma = 1.0;
-  c.steps = 100;
-  c.sampling = sampling_scheme::without_replacement;
+  c.q = q;
+  c.sigma = sigma;
+  c.steps = steps;
+  c.sampling = s;
+  return c;
+}
+
+TEST(Dpsgd, FixedSizeBatchesUnderEveryRelation) {
+  dpsgd_config c = run_of(0.01, 1.0, 100, sampling_scheme::without_replacement);
   auto eps_of = [&](const std::string& spec_text) {
     return compose({parse_spec(spec_text)}).epsilon(c.delta);
   };
@@ -120,11 +126,7 @@ TEST(Dpsgd, FixedSizeBatchesUnderEveryRelation) {
 // dataset-size is the larger of a pair): at N = M no batch of the pair
 // (N-1, N) is ever cut, but one of (N, N+1) can be. The worse is reported.
 TEST(Dpsgd, TruncatedPoissonCoversTheDatasetWithOneRecordMore) {
-  dpsgd_config c;
-  c.q = 0.9;
-  c.sigma = 2.0;
-  c.steps = 20;
-  c.sampling = sampling_scheme::truncated_poisson;
+  dpsgd_config c = run_of(0.9, 2.0, 20, sampling_scheme::truncated_poisson);
   c.max_batch_size = 20;
   c.dataset_size = 20;
   const dpsgd_report r = account_dpsgd(c);
