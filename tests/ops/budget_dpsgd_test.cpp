@@ -194,11 +194,28 @@ TEST(Dpsgd, ShuffleGivesALowerBoundOnly) {
   const dpsgd_report s = account_dpsgd(c);
   EXPECT_GT(s.epsilon.lower, 0.0);
   EXPECT_LT(s.epsilon.lower, s.poisson_epsilons[0].upper);
-  // balls-in-bins: on the bound's input an epoch is the same pair
+  // balls-in-bins: on the bound's input an epoch is the same pair; and an
+  // upper bound crediting no amplification (G_{1/sigma} per epoch touched:
+  // ceil(500 / 100) epochs), as for shuffling under replace-one (D = 2)
   c.sampling = sampling_scheme::balls_in_bins;
   const dpsgd_report bins = account_dpsgd(c);
   EXPECT_EQ(bins.epsilon.lower, s.epsilon.lower);
-  EXPECT_FALSE(bins.upper_certified);
+  EXPECT_TRUE(bins.upper_certified);
+  EXPECT_NEAR(bins.epsilon.upper, gdp_eps(std::sqrt(5.0), c.delta), 1e-6);
+  dpsgd_config replaced = c;
+  replaced.sampling = sampling_scheme::shuffle;
+  replaced.neighbours = neighbour_relation::replace_one;
+  const dpsgd_report sr = account_dpsgd(replaced);
+  EXPECT_TRUE(sr.upper_certified);
+  EXPECT_NEAR(sr.epsilon.upper, gdp_eps(2.0 * std::sqrt(5.0), c.delta), 1e-6);
+  // with the whole batch each step (q = 1) the bracket closes on G_{sqrt(T)/sigma}
+  c.q = 1.0;
+  c.sigma = 2.0;
+  c.steps = 16;
+  const dpsgd_report whole = account_dpsgd(c);
+  EXPECT_GE(whole.epsilon.upper, truth);
+  EXPECT_LE(whole.epsilon.upper, truth * (1 + 1e-9));
+  EXPECT_GE(whole.epsilon.lower, truth * (1 - 3e-3));
   EXPECT_EQ(parse_sampling("balls-in-bins"), sampling_scheme::balls_in_bins);
 }
 

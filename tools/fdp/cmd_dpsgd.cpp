@@ -93,7 +93,7 @@ json dpsgd_json(const dpsgd_run& run, const dpsgd_config& c, const dpsgd_report&
                        {"mu", bracket(r.mu_window.lower, r.mu_window.upper)}};
   out["clt"] = clt_json(c, r);
   out["upper_certified"] = r.upper_certified;
-  if (!r.upper_certified) {
+  if (!r.poisson_epsilons.empty()) {
     json pq = json::array();
     for (std::size_t i = 0; i < ds.size(); ++i)
       pq.push_back(query("delta", ds[i], "epsilon",
@@ -138,15 +138,18 @@ void print_solution(const dpsgd_run& run, const dpsgd_solution& s) {
               << fmt(100 * r.certified_gap, 3) << "%)\n";
 }
 
-// Shuffled batches: what is certified is a lower bound; the Poisson number
-// of the same run is labelled as another sampler's.
-void print_lower_bound_only(const std::vector<double>& ds, const std::vector<interval>& es,
-                            const dpsgd_report& r) {
+// Shuffled batches under add-remove: what is certified is a lower bound;
+// the Poisson number of the same run is labelled as another sampler's.
+void print_lower_bound_only(const std::vector<double>& ds, const std::vector<interval>& es) {
   for (std::size_t i = 0; i < ds.size(); ++i)
     std::cout << "  certified LOWER bound at delta = " << fmt(ds[i])
               << ": epsilon >= " << fmt_down(es[i].lower)
               << "   (no certified upper bound for this sampler)\n";
-  for (std::size_t i = 0; i < ds.size(); ++i)
+}
+
+// The Poisson number of the same run, for one-step-per-epoch samplers.
+void print_poisson_contrast(const std::vector<double>& ds, const dpsgd_report& r) {
+  for (std::size_t i = 0; i < ds.size() && i < r.poisson_epsilons.size(); ++i)
     std::cout << "  (Poisson accounting of the same q, sigma, steps would say epsilon <= "
               << fmt_up(r.poisson_epsilons[i].upper) << " at delta = " << fmt(ds[i])
               << ": another sampler, NOT this run's guarantee)\n";
@@ -168,13 +171,15 @@ void print_dpsgd(const dpsgd_run& run, const dpsgd_config& c, const dpsgd_report
   const auto ds = deltas(c);
   const auto es = epsilons(r);
   if (!r.upper_certified) {
-    print_lower_bound_only(ds, es, r);
+    print_lower_bound_only(ds, es);
   } else {
     for (std::size_t i = 0; i < ds.size(); ++i)
       std::cout << "  certified epsilon at delta = " << fmt(ds[i]) << ": [" << fmt_down(es[i].lower)
-                << ", " << fmt_up(es[i].upper) << "]   (a bound: epsilon <= " << fmt_up(es[i].upper)
-                << ")\n";
+                << ", " << fmt_up(es[i].upper) << "]   (a bound"
+                << (r.poisson_epsilons.empty() ? "" : " crediting no amplification")
+                << ": epsilon <= " << fmt_up(es[i].upper) << ")\n";
   }
+  print_poisson_contrast(ds, r);
   if (c.mu_above > 0)
     std::cout << "  GDP on tests with both errors >= " << fmt(c.mu_above) << ": mu in ["
               << fmt_down(r.mu_window.lower) << ", " << fmt_up(r.mu_window.upper)
@@ -263,10 +268,13 @@ FDP_REGISTER_COMMAND(command{
     "    (an upper bound); replace-one: C_p(G_{2/sigma}) per step (Dong, Roth & Su\n"
     "    Thm 4.2) composed T times above, an input that meets the add-remove pair\n"
     "    below (a bracket on the run's epsilon, possibly wide).\n"
-    "  shuffle: NO certified upper bound; a certified LOWER bound (the max over each\n"
-    "    epoch's steps on the input where one gradient has norm C and the others 0),\n"
-    "    beside the Poisson number of the same run, labelled as another sampler's;\n"
-    "  balls-in-bins (each record in one uniformly chosen step per epoch): the same.\n"
+    "  shuffle: a certified LOWER bound (the max over each epoch's steps on the\n"
+    "    input where one gradient has norm C and the others 0), beside the Poisson\n"
+    "    number of the same run, labelled as another sampler's; no amplified upper\n"
+    "    bound: under zero-out and replace-one one crediting no amplification\n"
+    "    (G_{D/sigma} per epoch), under add-remove none;\n"
+    "  balls-in-bins (each record in one uniformly chosen step per epoch): the same\n"
+    "    lower bound, and the unamplified upper bound under every relation.\n"
 
     "--sensitivity is the largest change of the clipped sum between neighbours, in units\n"
     "of C (default 1 for add-remove and zero-out, 2 for replace-one).\n\n"

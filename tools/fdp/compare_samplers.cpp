@@ -80,6 +80,11 @@ std::string what_it_is(const sampler_row& r, neighbour_relation n) {
   if (r.sampling == sampling_scheme::truncated_poisson)
     return "certified UPPER bound: a bracket on the pair that also reveals each cut, at or "
            "above the run's epsilon";
+  const bool one_step_per_epoch =
+      r.sampling == sampling_scheme::shuffle || r.sampling == sampling_scheme::balls_in_bins;
+  if (r.report->upper_certified && one_step_per_epoch)
+    return "certified bracket, its upper end crediting NO amplification (the run can be far "
+           "below it)";
   if (r.report->upper_certified) return "certified bracket: the true epsilon is inside";
   return "certified LOWER bound only: the run leaks at least this; no upper bound in fdp";
 }

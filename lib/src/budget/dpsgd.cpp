@@ -356,9 +356,35 @@ void account_fixed_size(const dpsgd_config& c, const std::vector<dpsgd_phase>& p
       "(Bu, Dong, Long & Su 2020)";
 }
 
+// An upper bound that credits no amplification to one-step-per-epoch
+// batches: in each epoch the record is in at most one step, where the sum
+// moves by at most D, so given the assignment (revealed) the epoch is at
+// least as private as G_{D/sigma}, and hiding it only mixes pairs of the
+// same bound (the hockey-stick divergence is jointly convex). An epoch of a
+// loader has at least floor(1/q) steps, so T steps touch at most
+// ceil(T / floor(1/q)) epochs; phases after the first may start mid-epoch
+// (one more each). It needs the record's slot to be the only difference:
+// true for balls-in-bins (each record assigned on its own) under every
+// relation and for shuffling under zero-out and replace-one (the record
+// replaced in place), not for shuffling under add-remove, where removing a
+// record moves every later record's batch. NaN when it does not apply.
+double no_amplification_mu(const dpsgd_config& c, const std::vector<dpsgd_phase>& ps, double d) {
+  if (c.sampling == sampling_scheme::shuffle && c.neighbours == neighbour_relation::add_remove)
+    return std::numeric_limits<double>::quiet_NaN();
+  double mu2 = 0.0;
+  for (std::size_t i = 0; i < ps.size(); ++i) {
+    const double fewest = std::max(1.0, std::floor(1.0 / ps[i].q * (1 + 1e-12)));
+    const double epochs =
+        std::ceil(static_cast<double>(ps[i].steps) / fewest) + (i > 0 ? 1.0 : 0.0);
+    mu2 += epochs * (d / ps[i].sigma) * (d / ps[i].sigma);
+  }
+  return std::sqrt(mu2);
+}
+
 // Shuffled or balls-in-bins batches: a certified LOWER bound (dpsgd.hpp), one max-statistic
-// law per whole epoch of each phase; and the Poisson accounting of the same
-// run beside it, for contrast.
+// law per whole epoch of each phase; the upper bound without amplification
+// where it applies; and the Poisson accounting of the same run beside them,
+// for contrast.
 void account_one_step_per_epoch(const dpsgd_config& c, const std::vector<dpsgd_phase>& ps,
                                 dpsgd_report& r) {
   // the record's shift, in units of the noise's C: its whole bound
@@ -379,14 +405,20 @@ void account_one_step_per_epoch(const dpsgd_config& c, const std::vector<dpsgd_p
     t.text = "max over an epoch of " + fmt_exact(b) + " steps";
     terms.push_back(std::move(t));
   }
+  const double mu_up = no_amplification_mu(c, ps, r.sensitivity);
+  const std::optional<composition> upper =
+      std::isnan(mu_up) ? std::nullopt
+                        : std::optional<composition>(
+                              compose({parse_spec("gdp:mu=" + fmt_exact(mu_up))}, options_of(c)));
   auto lower_at = [&](const composition* comp, double d) {
-    return interval{comp ? comp->epsilon(d).lower : 0.0, std::numeric_limits<double>::infinity()};
+    return interval{comp ? comp->epsilon(d).lower : 0.0,
+                    upper ? upper->epsilon(d).upper : std::numeric_limits<double>::infinity()};
   };
   std::optional<composition> comp;
   if (!terms.empty()) comp = compose_terms(terms, options_of(c));
   r.epsilon = lower_at(comp ? &*comp : nullptr, c.delta);
   for (double d : c.more_deltas) r.more_epsilons.push_back(lower_at(comp ? &*comp : nullptr, d));
-  r.upper_certified = false;
+  r.upper_certified = upper.has_value();
   dpsgd_config poisson = c;
   poisson.sampling = sampling_scheme::poisson;
   const dpsgd_report pr = account_dpsgd(poisson);
@@ -394,11 +426,18 @@ void account_one_step_per_epoch(const dpsgd_config& c, const std::vector<dpsgd_p
   r.poisson_epsilons.insert(r.poisson_epsilons.end(), pr.more_epsilons.begin(),
                             pr.more_epsilons.end());
   const bool bins = c.sampling == sampling_scheme::balls_in_bins;
+  const std::string up_text =
+      upper ? "certified UPPER bound crediting NO amplification (G_{D/sigma} per epoch touched, "
+              "mu = " +
+                  fmt_exact(mu_up) + "; no amplification theorem fdp can apply is proven); "
+            : std::string(
+                  "NO certified upper bound (under add-remove, removing a record moves "
+                  "every later record's batch; no amplification theorem fdp can apply is "
+                  "proven for shuffling); ");
   r.route = std::string(bins ? "balls-in-bins batches (each record in one uniformly chosen step "
-                               "per epoch): NO certified upper bound (none is implemented); "
-                             : "shuffled batches (each record in one step per epoch): NO "
-                               "certified upper bound (no amplification theorem fdp can apply "
-                               "is proven for shuffling); ") +
+                               "per epoch): "
+                             : "shuffled batches (each record in one step per epoch): ") +
+            up_text +
             "certified LOWER bound from the maximum over each epoch's steps on the input where "
             "one record's gradient has norm D and all others 0 (Chua et al. 2024), whole epochs "
             "only: " +

@@ -46,7 +46,12 @@
 //    vector and with it moves by D: the add/remove pair with shift D at rate
 //    p. So the bracket is on the run's true epsilon, and may be wide (S3b-like
 //    q = 0.01, sigma 0.8, 10^4 steps: [100.16, 124.49]).
-// Lower bound only:
+// One step per epoch (shuffle, balls-in-bins): a certified lower bound, and
+// an upper bound crediting no amplification where it applies
+// (no_amplification_mu in dpsgd.cpp: the record in at most one step of each
+// epoch touched, G_{D/sigma} per epoch; balls-in-bins under every relation,
+// shuffling under zero-out and replace-one; not shuffling under add-remove,
+// where removing a record moves every later record's batch):
 //  * shuffle (a random permutation cut into consecutive batches, each record
 //    used once per epoch): no amplification theorem fdp can apply is proven
 //    for it, and shuffled batches can leak more than Poisson accounting says
@@ -72,7 +77,7 @@
 //    Kamath, Kumar, Manurangsi, Sinha & Zhang 2025, "Balls-and-bins sampling
 //    for DP-SGD"): on the same input an epoch is exactly the same pair (the
 //    record in one uniformly placed step), so the same lower bound holds; no
-//    upper bound is implemented.
+//    amplified upper bound is implemented.
 //
 // CLT estimate (NOT a bound). Poisson: mu_clt = q sqrt(T (e^{mu0^2} - 1)) with
 // mu0 = D/sigma (Bu, Dong, Long & Su 2020, "Deep learning with Gaussian
