@@ -261,7 +261,8 @@ bool needs_larger_neighbour(const dpsgd_config& c) {
 // fixed-size batches other than by DRS's C_p): one spec per phase. The CLT
 // estimate is each spec's own (its kind's clt hook: T Var per phase).
 void account_by_specs(const dpsgd_config& c, const std::vector<dpsgd_phase>& ps, dpsgd_report& r) {
-  std::vector<composition> comps{compose(run_specs(c, ps, r.sensitivity, false), options_of(c))};
+  const std::vector<spec> specs = run_specs(c, ps, r.sensitivity, false);
+  std::vector<composition> comps{compose(specs, options_of(c))};
   if (needs_larger_neighbour(c))
     comps.push_back(compose(run_specs(c, ps, r.sensitivity, true), options_of(c)));
   auto worst = [&](auto query) {
@@ -281,7 +282,7 @@ void account_by_specs(const dpsgd_config& c, const std::vector<dpsgd_phase>& ps,
   std::string texts;
   double clt2 = 0.0;
   bool has_clt = true;
-  for (const spec& s : run_specs(c, ps, r.sensitivity, false)) {
+  for (const spec& s : specs) {
     texts += (texts.empty() ? "" : "; ") + s.text;
     const clt_moments m = s.kind().clt(s);
     has_clt = has_clt && m.not_applicable.empty();

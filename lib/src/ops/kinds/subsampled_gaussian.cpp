@@ -62,7 +62,7 @@ constexpr const char* kTruncated = "truncated-poisson";
 constexpr const char* kFixedSize = "without-replacement";
 
 // sampling=truncated-poisson needs max-batch and dataset-size; Poisson takes neither.
-void check_truncation_keys(const spec& s, bool truncated, int group) {
+void check_truncation_keys(const spec& s, bool truncated) {
   for (const char* key : {"max-batch", "dataset-size"}) {
     if (truncated && !s.has(key))
       throw std::invalid_argument("spec '" + s.text + "': sampling=truncated-poisson needs " + key +
@@ -71,16 +71,17 @@ void check_truncation_keys(const spec& s, bool truncated, int group) {
       throw std::invalid_argument("spec '" + s.text + "': " + key +
                                   " applies to sampling=truncated-poisson only");
   }
-  if (truncated && group > 1)
-    throw std::invalid_argument("spec '" + s.text +
-                                "': group > 1 is accounted under Poisson sampling only "
-                                "(no truncated-Poisson pair for a user's K examples)");
 }
 
 params params_of(const spec& s) {
   const bool truncated = s.choice("sampling") == kTruncated;
   const int group = static_cast<int>(s.number("group"));
-  check_truncation_keys(s, truncated, group);
+  check_truncation_keys(s, truncated);
+  if (group > 1 && s.choice("sampling") != "poisson")
+    throw std::invalid_argument("spec '" + s.text +
+                                "': group > 1 is accounted under Poisson "
+                                "sampling only (no pair for a user's K examples under sampling=" +
+                                s.choice("sampling") + ")");
   params p{s.number("sigma"),
            s.number("q"),
            s.number("sensitivity"),
@@ -94,9 +95,6 @@ params params_of(const spec& s) {
   }
   if (s.choice("sampling") == kFixedSize) {
     // (the Poisson pair of twice the bound: see the top of this file)
-    if (group > 1)
-      throw std::invalid_argument("spec '" + s.text +
-                                  "': group > 1 is accounted under Poisson sampling only");
     p.d *= 2.0;
     if (p.rel == neighbour_relation::zero_out) p.rel = neighbour_relation::replace_one;
   }
