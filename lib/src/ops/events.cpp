@@ -46,10 +46,14 @@ struct translator {
     return v;
   }
 
+  static long long nonnegative_integer(const json& e, const std::string& path, const char* field) {
+    if (!e.contains(field) || !e[field].is_number_integer() || e[field].get<long long>() < 0)
+      refuse(path, std::string("needs an integer '") + field + "' >= 0");
+    return e[field].get<long long>();
+  }
+
   static long double count_of(const json& e, const std::string& path) {
-    if (!e.contains("count") || !e["count"].is_number_integer() || e["count"].get<long long>() < 0)
-      refuse(path, "needs an integer 'count' >= 0");
-    return static_cast<long double>(e["count"].get<long long>());
+    return static_cast<long double>(nonnegative_integer(e, path, "count"));
   }
 
   // The subsampled specs' neighbours key for the document's relation.
@@ -78,11 +82,6 @@ struct translator {
   void mixture(const json& e, long double count, const std::string& path);
   void truncated_poisson(const json& e, long double count, const std::string& path);
   void without_replacement(const json& e, long double count, const std::string& path);
-  static long long nonnegative_integer(const json& e, const std::string& path, const char* field) {
-    if (!e.contains(field) || !e[field].is_number_integer() || e[field].get<long long>() < 0)
-      refuse(path, std::string("needs an integer '") + field + "' >= 0");
-    return e[field].get<long long>();
-  }
   void randomized_response(const json& e, long double count, const std::string& path);
   void discrete_laplace(const json& e, long double count, const std::string& path);
   void discrete_gaussian(const json& e, long double count, const std::string& path);
