@@ -57,10 +57,12 @@ class DpsgdReport:
     level asked (``mu_above=A``). ``phases`` lists (q, sigma, steps).
     ``upper_certified`` False (shuffled batches under add-remove):
     ``epsilon.lower`` is a certified lower bound, ``epsilon.upper`` is inf.
-    Shuffled and balls-in-bins batches: the CLT values are NaN, an upper end
-    (when certified) credits no amplification, and ``poisson_epsilons``
-    holds what Poisson accounting of the same run says (another sampler,
-    NOT this run's guarantee).
+    Shuffled and balls-in-bins batches: the CLT values are NaN and
+    ``poisson_epsilons`` holds what Poisson accounting of the same run says
+    (another sampler, NOT this run's guarantee). Shuffled batches: an upper
+    end (when certified) credits no amplification. Balls-in-bins: a two-sided
+    bracket on the epochs' dominating pair (the upper end crediting no
+    amplification under replace-one).
     """
 
     epsilon: Interval
@@ -129,8 +131,9 @@ def dpsgd(*, sigma: float, q: float, steps: int, delta=1e-5,
     delta: one value or several. sampling: "poisson", "truncated-poisson"
     (Poisson batches cut at random to ``max_batch_size`` of ``dataset_size``
     records; both required then), "without-replacement" or
-    "shuffle" or "balls-in-bins" (a certified lower bound; the upper end, where there is
-    one, credits no amplification: see DpsgdReport);
+    "shuffle" (a certified lower bound; the upper end, where there is one,
+    credits no amplification) or "balls-in-bins" (a two-sided bracket: see
+    DpsgdReport);
     neighbours: "add-remove", "zero-out" or "replace-one" (sensitivity 0: the relation's
     default, 1 or 2). ``phases``: further (q, sigma, steps) stretches run
     after the first, all composed. Combinations without a sound analysis

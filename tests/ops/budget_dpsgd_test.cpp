@@ -194,14 +194,17 @@ TEST(Dpsgd, ShuffleGivesALowerBoundOnly) {
   const dpsgd_report s = account_dpsgd(c);
   EXPECT_GT(s.epsilon.lower, 0.0);
   EXPECT_LT(s.epsilon.lower, s.poisson_epsilons[0].upper);
-  // balls-in-bins: on the bound's input an epoch is the same pair; and an
-  // upper bound crediting no amplification (G_{1/sigma} per epoch touched:
-  // ceil(500 / 100) epochs), as for shuffling under replace-one (D = 2)
+  // balls-in-bins: the epoch's dominating pair, bracketed two-sidedly (the
+  // max statistic is one test of it, so its lower bound is no higher), and
+  // never above the bound crediting no amplification (G_{1/sigma} per epoch
+  // touched: ceil(500 / 100) epochs)
   c.sampling = sampling_scheme::balls_in_bins;
   const dpsgd_report bins = account_dpsgd(c);
-  EXPECT_EQ(bins.epsilon.lower, s.epsilon.lower);
+  EXPECT_GE(bins.epsilon.lower, s.epsilon.lower);
   EXPECT_TRUE(bins.upper_certified);
-  EXPECT_NEAR(bins.epsilon.upper, gdp_eps(std::sqrt(5.0), c.delta), 1e-6);
+  EXPECT_LT(bins.epsilon.upper, 1.01 * bins.epsilon.lower);
+  EXPECT_LE(bins.epsilon.upper, gdp_eps(std::sqrt(5.0), c.delta) + 1e-9);
+  // under replace-one the upper end credits no amplification (D = 2)
   dpsgd_config replaced = c;
   replaced.sampling = sampling_scheme::shuffle;
   replaced.neighbours = neighbour_relation::replace_one;
@@ -330,11 +333,12 @@ double two_step_epoch_delta(double sigma, double eps) {
   return std::max(fwd, rev);
 }
 
-// The balls-in-bins (and shuffle) lower bound on a two-step epoch (q = 1/2)
-// is below the epoch's true epsilon: at the certified lower end the true
+// The shuffle lower bound (the max statistic) on a two-step epoch (q = 1/2:
+// each record in one of the two steps, the same pair as balls-in-bins) is
+// below the epoch's true epsilon: at the certified lower end the true
 // delta is still at least the delta asked for. (Its slack: the max of the
 // two steps is a weaker test than the likelihood ratio.)
-TEST(Dpsgd, BallsInBinsLowerBoundIsBelowATwoStepEpochsTruth) {
+TEST(Dpsgd, ShuffleLowerBoundIsBelowATwoStepEpochsTruth) {
   for (double sigma : {0.5, 1.0, 2.0}) {
     for (double delta : {1e-3, 1e-5}) {
       dpsgd_config c;
@@ -342,7 +346,7 @@ TEST(Dpsgd, BallsInBinsLowerBoundIsBelowATwoStepEpochsTruth) {
       c.sigma = sigma;
       c.steps = 2;
       c.delta = delta;
-      c.sampling = sampling_scheme::balls_in_bins;
+      c.sampling = sampling_scheme::shuffle;
       const dpsgd_report r = account_dpsgd(c);
       ASSERT_GT(r.epsilon.lower, 0.0) << sigma << " " << delta;
       EXPECT_GE(two_step_epoch_delta(sigma, r.epsilon.lower), delta * (1 - 1e-6))
@@ -353,6 +357,54 @@ TEST(Dpsgd, BallsInBinsLowerBoundIsBelowATwoStepEpochsTruth) {
       EXPECT_LT(two_step_epoch_delta(sigma, r.epsilon.lower / 0.9), delta) << sigma << " " << delta;
     }
   }
+}
+
+// The balls-in-bins bracket on a two-step epoch contains the epoch's true
+// epsilon (the profile above, computed apart from the engine), and is
+// tight; under add-remove and zero-out alike (the same pair). (At sigma 0.5
+// the lattice would be too large: the max-statistic route answers, 9% wide.)
+TEST(Dpsgd, BallsInBinsBracketContainsATwoStepEpochsTruth) {
+  for (neighbour_relation n : {neighbour_relation::add_remove}) {  // (zero-out: the same laws)
+    for (double sigma : {0.5, 1.0, 2.0}) {
+      for (double delta : {1e-3, 1e-5}) {
+        dpsgd_config c;
+        c.q = 0.5;
+        c.sigma = sigma;
+        c.steps = 2;
+        c.delta = delta;
+        c.neighbours = n;
+        c.sampling = sampling_scheme::balls_in_bins;
+        const dpsgd_report r = account_dpsgd(c);
+        EXPECT_GE(two_step_epoch_delta(sigma, r.epsilon.lower), delta * (1 - 1e-6))
+            << "sigma " << sigma << ", delta " << delta << ": lower end " << r.epsilon.lower;
+        EXPECT_LE(two_step_epoch_delta(sigma, r.epsilon.upper), delta * (1 + 1e-6))
+            << "sigma " << sigma << ", delta " << delta << ": upper end " << r.epsilon.upper;
+        if (sigma >= 1.0)
+          EXPECT_LT(r.epsilon.upper, 1.01 * r.epsilon.lower) << sigma << " " << delta;
+      }
+    }
+  }
+}
+
+// The MNIST-like run (N = 60000, B = 256, 60 epochs of 235 steps, sigma 1.1,
+// delta 1e-5): both ends within 1%, and below Poisson accounting of the same
+// rate, as Chua et al. (2025) found by Monte Carlo for practical regimes.
+TEST(Dpsgd, BallsInBinsMnistLikeBracketIsTight) {
+  dpsgd_config c;
+  c.q = 256.0 / 60000.0;
+  c.sigma = 1.1;
+  c.steps = 14100;
+  c.steps_per_epoch = 235;
+  c.delta = 1e-5;
+  c.sampling = sampling_scheme::balls_in_bins;
+  const dpsgd_report r = account_dpsgd(c);
+  EXPECT_LT(r.epsilon.upper, 1.01 * r.epsilon.lower) << r.epsilon.lower << " " << r.epsilon.upper;
+  EXPECT_LT(r.epsilon.upper, r.poisson_epsilons[0].lower);
+  // replace-one: the same pair at half the bound times two below (composed
+  // on its own grid, so equal to the grid's error)
+  c.neighbours = neighbour_relation::replace_one;
+  const dpsgd_report ro = account_dpsgd(c);
+  EXPECT_NEAR(ro.epsilon.lower, r.epsilon.lower, 1e-4 * r.epsilon.lower);
 }
 
 }  // namespace

@@ -176,7 +176,9 @@ void print_dpsgd(const dpsgd_run& run, const dpsgd_config& c, const dpsgd_report
     for (std::size_t i = 0; i < ds.size(); ++i)
       std::cout << "  certified epsilon at delta = " << fmt(ds[i]) << ": [" << fmt_down(es[i].lower)
                 << ", " << fmt_up(es[i].upper) << "]   (a bound"
-                << (r.poisson_epsilons.empty() ? "" : " crediting no amplification")
+                << (r.poisson_epsilons.empty() || c.sampling == sampling_scheme::balls_in_bins
+                        ? ""
+                        : " crediting no amplification")
                 << ": epsilon <= " << fmt_up(es[i].upper) << ")\n";
   }
   print_poisson_contrast(ds, r);
@@ -273,8 +275,13 @@ FDP_REGISTER_COMMAND(command{
     "    number of the same run, labelled as another sampler's; no amplified upper\n"
     "    bound: under zero-out and replace-one one crediting no amplification\n"
     "    (G_{D/sigma} per epoch), under add-remove none;\n"
-    "  balls-in-bins (each record in one uniformly chosen step per epoch): the same\n"
-    "    lower bound, and the unamplified upper bound under every relation.\n"
+    "  balls-in-bins (each record in one uniformly chosen step per epoch): each\n"
+    "    epoch by its tightly dominating pair N(0, I_t) vs (1/t) sum_i N(D e_i/sigma, I_t)\n"
+    "    (Chua et al. 2025), bracketed by two exact lattice pairs (a refinement above,\n"
+    "    a garbling below): add-remove and zero-out two-sided and tight; replace-one\n"
+    "    its lower end (the zero-out pair of half the bound) and the upper end\n"
+    "    crediting no amplification. t = the run's steps per epoch when N and B say,\n"
+    "    else floor(1/q) above and ceil(1/q) below.\n"
 
     "--sensitivity is the largest change of the clipped sum between neighbours, in units\n"
     "of C (default 1 for add-remove and zero-out, 2 for replace-one).\n\n"

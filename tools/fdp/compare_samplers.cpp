@@ -80,6 +80,12 @@ std::string what_it_is(const sampler_row& r, neighbour_relation n) {
   if (r.sampling == sampling_scheme::truncated_poisson)
     return "certified UPPER bound: a bracket on the pair that also reveals each cut, at or "
            "above the run's epsilon";
+  // (balls-in-bins: the epoch's tightly dominating pair bracketed, except
+  // that replace-one's upper end credits no amplification; with q alone the
+  // epoch may have floor(1/q) or ceil(1/q) steps, both covered)
+  if (r.sampling == sampling_scheme::balls_in_bins && n != neighbour_relation::replace_one)
+    return "certified bracket: the true epsilon is inside (epochs of floor(1/q) steps above, "
+           "ceil(1/q) below)";
   const bool one_step_per_epoch =
       r.sampling == sampling_scheme::shuffle || r.sampling == sampling_scheme::balls_in_bins;
   if (r.report->upper_certified && one_step_per_epoch)

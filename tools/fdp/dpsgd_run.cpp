@@ -77,6 +77,13 @@ void read_flat_phase(const args& a, dpsgd_run& run) {
     throw usage_error("give --steps T, or --epochs E with --dataset-size N and --batch-size B");
   }
   if (a.has("sigma")) c.sigma = a.number("sigma", 0, 1e300, true);
+  // (balls-in-bins: the loader's bins per epoch, when the run says)
+  if (run.exact_per_epoch > 0)
+    c.steps_per_epoch = run.exact_per_epoch;
+  else if (o.batch_size > 0 && run.rule != epoch_steps_rule::total)
+    c.steps_per_epoch = run.rule == epoch_steps_rule::ceil
+                            ? (run.dataset_size + o.batch_size - 1) / o.batch_size
+                            : run.dataset_size / o.batch_size;
   run.origins.push_back(o);
 }
 

@@ -8,6 +8,7 @@
 
 #include "fdp/budget/subsample.hpp"
 #include "fdp/core/error.hpp"
+#include "fdp/core/families.hpp"
 #include "fdp/core/normal.hpp"
 #include "fdp/ops/convert.hpp"
 #include "fdp/ops/gdp_window.hpp"
@@ -448,6 +449,103 @@ void account_one_step_per_epoch(const dpsgd_config& c, const std::vector<dpsgd_p
       std::string("no CLT estimate for ") + (bins ? "balls-in-bins" : "shuffled") + " batches";
 }
 
+// One phase of balls-in-bins batches as composition terms. Its epochs have
+// known_t steps when the loader's count is known, else floor(1/q) or
+// ceil(1/q) (a loader's choice between them): fewer
+// steps amplify less, so the upper side takes floor(1/q) steps per epoch and
+// every epoch touched (ceil(T / floor(1/q)), one more for a phase after the
+// first, which may start mid-epoch; a partial epoch is a prefix of a whole
+// one, a post-processing), the lower side ceil(1/q) steps and whole epochs
+// only. Epochs only the upper side counts get Id as their lower side. The
+// replace-one lower side is the zero-out pair of half the bound (replacing
+// the record by one with zero gradient). Empty when a lattice is too large.
+std::vector<compose_term> balls_in_bins_terms(const dpsgd_phase& p, std::size_t phase,
+                                              double sensitivity, neighbour_relation n,
+                                              std::int64_t known_t) {
+  std::int64_t t_up =
+      std::max<std::int64_t>(1, static_cast<std::int64_t>(std::floor(1.0 / p.q * (1 + 1e-12))));
+  std::int64_t t_lo = static_cast<std::int64_t>(std::ceil(1.0 / p.q * (1 - 1e-12)));
+  if (known_t >= t_up && known_t <= t_lo) t_up = t_lo = known_t;
+  const std::int64_t e_up = (p.steps + t_up - 1) / t_up + (phase > 0 ? 1 : 0);
+  const std::int64_t e_lo = p.steps / t_lo;
+  const bool ro = n == neighbour_relation::replace_one;
+  // (replace-one: no upper law; the caller composes the bound without amplification)
+  const law_bracket up =
+      ro ? law_bracket{} : balls_in_bins_laws(p.sigma / sensitivity, t_up, true, false);
+  const law_bracket lo =
+      balls_in_bins_laws(p.sigma / (ro ? 0.5 * sensitivity : sensitivity), t_lo, false, true);
+  if ((!ro && !up.upper) || !lo.lower) return {};
+  std::shared_ptr<const loss_law> id(make_law(identity{}).release());
+  std::vector<compose_term> terms;
+  auto add = [&](std::shared_ptr<const loss_law> law, std::shared_ptr<const loss_law> opt,
+                 std::int64_t times, const std::string& text) {
+    if (times <= 0) return;
+    compose_term t;
+    t.law = std::move(law);
+    t.law_opt = std::move(opt);
+    t.times = times;
+    t.text = text;
+    terms.push_back(std::move(t));
+  };
+  const std::string epoch = "balls-in-bins epoch of " + std::to_string(t_up) +
+                            (t_up == t_lo ? "" : "/" + std::to_string(t_lo)) + " steps";
+  if (ro) {
+    add(lo.lower, lo.lower, e_lo, epoch + " (lower side)");
+  } else {
+    add(up.upper, lo.lower, std::min(e_up, e_lo), epoch);
+    add(up.upper, id, e_up - std::min(e_up, e_lo), epoch + " (partial: upper side only)");
+  }
+  return terms;
+}
+
+// Balls-in-bins batches (each record in one uniformly chosen step per
+// epoch): both ends certified under add-remove and zero-out from the epoch's
+// tightly dominating pair (balls_in_bins_laws); under replace-one the lower
+// end from it and the upper end without amplification. The bound without
+// amplification also caps the upper end (both are valid). Falls back to the
+// max-statistic route when a lattice would be too large.
+void account_balls_in_bins(const dpsgd_config& c, const std::vector<dpsgd_phase>& ps,
+                           dpsgd_report& r) {
+  std::vector<compose_term> terms;
+  for (std::size_t i = 0; i < ps.size(); ++i) {
+    const auto more = balls_in_bins_terms(ps[i], i, r.sensitivity, c.neighbours, c.steps_per_epoch);
+    if (more.empty()) return account_one_step_per_epoch(c, ps, r);
+    terms.insert(terms.end(), more.begin(), more.end());
+  }
+  const composition comp = compose_terms(terms, options_of(c));
+  const double mu_up = no_amplification_mu(c, ps, r.sensitivity);
+  const composition cap = compose({parse_spec("gdp:mu=" + fmt_exact(mu_up))}, options_of(c));
+  const bool ro = c.neighbours == neighbour_relation::replace_one;
+  auto at = [&](double d) {
+    const double up = cap.epsilon(d).upper;
+    return interval{comp.epsilon(d).lower, ro ? up : std::min(up, comp.epsilon(d).upper)};
+  };
+  r.epsilon = at(c.delta);
+  for (double d : c.more_deltas) r.more_epsilons.push_back(at(d));
+  r.upper_certified = true;
+  dpsgd_config poisson = c;
+  poisson.sampling = sampling_scheme::poisson;
+  const dpsgd_report pr = account_dpsgd(poisson);
+  r.poisson_epsilons = {pr.epsilon};
+  r.poisson_epsilons.insert(r.poisson_epsilons.end(), pr.more_epsilons.begin(),
+                            pr.more_epsilons.end());
+  std::string epochs;
+  for (const auto& t : terms)
+    epochs += (epochs.empty() ? "" : " + ") + std::to_string(t.times) + " x " + t.text;
+  r.route = std::string(
+                "balls-in-bins batches (each record in one uniformly chosen step per epoch), "
+                "each epoch accounted by its tightly dominating pair N(0, I_t) vs the "
+                "(1/t)-mixture of N(D e_i / sigma, I_t) (Chua et al. 2025), between two exact "
+                "lattice pairs, a refinement (upper) and a garbling (lower): ") +
+            (ro ? "replace-one: LOWER end from the zero-out pair of half the bound, UPPER end "
+                  "crediting no amplification (mu = " +
+                      fmt_exact(mu_up) + "); "
+                : "") +
+            epochs;
+  r.clt_mu = std::numeric_limits<double>::quiet_NaN();
+  r.clt_formula = "no CLT estimate for balls-in-bins batches";
+}
+
 }  // namespace
 
 std::vector<dpsgd_phase> dpsgd_phases(const dpsgd_config& c) {
@@ -502,7 +600,9 @@ dpsgd_report account_dpsgd(const dpsgd_config& c) {
   // mirrored pair of twice the bound that the spec route would use)
   const bool by_drs = c.sampling == sampling_scheme::without_replacement &&
                       c.neighbours == neighbour_relation::replace_one;
-  if (c.sampling == sampling_scheme::shuffle || c.sampling == sampling_scheme::balls_in_bins)
+  if (c.sampling == sampling_scheme::balls_in_bins)
+    account_balls_in_bins(c, ps, r);
+  else if (c.sampling == sampling_scheme::shuffle)
     account_one_step_per_epoch(c, ps, r);
   else if (by_drs)
     account_fixed_size(c, ps, r);

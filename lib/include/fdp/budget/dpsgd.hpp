@@ -137,6 +137,11 @@ struct dpsgd_config {
   /// cut to that many at random; dataset_size is the number of records N
   /// (fdp/ops/truncated_poisson.hpp). Both >= 1 then, and 0 otherwise.
   std::int64_t max_batch_size = 0, dataset_size = 0;
+  /// Balls-in-bins only: the loader's steps (bins) per epoch when known, t
+  /// with floor(1/q) <= t <= ceil(1/q) (else ignored for that phase); 0:
+  /// unknown, both are covered (fewer steps on the upper side, more on the
+  /// lower).
+  std::int64_t steps_per_epoch = 0;
   /// Sensitivity of the clipped sum in units of C; 0 = the relation's default (1 or 2).
   double sensitivity = 0.0;
   /// Target relative width of the epsilon bracket.

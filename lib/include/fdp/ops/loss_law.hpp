@@ -14,6 +14,7 @@
 // engine needs one law per term.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -94,6 +95,25 @@ std::unique_ptr<loss_law> gaussian_mixture_pair_law(double sigma, std::vector<do
 /// composing its law lower-bounds the epsilon of the shuffled mechanism
 /// (post-processing can only hide leakage). Asymmetric.
 std::unique_ptr<loss_law> max_shift_law(double sigma, double b, double rho);
+
+/// A term's two sides: `upper` lies below the term's trade-off function (the
+/// engine's pessimistic side composes it), `lower` above it (optimistic).
+struct law_bracket {
+  std::shared_ptr<const loss_law> upper, lower;
+};
+
+/// One epoch of balls-in-bins batches: t steps, each record in exactly one
+/// uniformly chosen step, Gaussian noise sigma in units of the record's
+/// shift. The epoch is tightly dominated by P = N(0, I_t) against Q = (1/t)
+/// sum_i N(e_i / sigma, I_t) (Chua et al., AISTATS 2025; add-remove and
+/// zero-out neighbours). That pair has no closed form; the two laws are
+/// exactly known pairs on a lattice, one less private (a refinement) and one
+/// more private (a garbling), so their compositions bracket the truth
+/// (balls_in_bins_law.cpp). Both null when the lattice would exceed 2^22
+/// points (very small sigma with very many steps). t = 1: the Gaussian pair.
+/// `upper` / `lower` false: that side is not built (left null).
+law_bracket balls_in_bins_laws(double sigma, std::int64_t steps, bool upper = true,
+                               bool lower = true);
 
 /// One branch of a revealed mixture: a law and its probability.
 struct weighted_law {

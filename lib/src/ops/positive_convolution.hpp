@@ -1,0 +1,31 @@
+// Internal (not installed): convolutions of nonnegative sequences that are
+// certified from BELOW, entry by entry, for constructions whose soundness
+// needs every computed mass to be at most the exact one (a sub-measure of an
+// exactly known measure; see balls_in_bins_law.cpp).
+//
+// An FFT convolution's rounding is absolute, not relative: an entry far
+// below the largest is only known to within that error. The transforms here
+// run in long double (FFTW's fftwl, unit roundoff 2^-64) so that the error,
+// about 1e-17 of the inputs' 1-norms, is negligible beside any mass that
+// matters; each output is then lowered by the bound and clamped at 0.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace fdp::detail {
+
+/// A nonnegative sequence on the integer window [k0, k0 + v.size()).
+struct window_seq {
+  std::int64_t k0 = 0;
+  std::vector<double> v;
+};
+
+/// Entries c~_k <= (a * b)_k for every k, computed by a long-double FFT and
+/// lowered by its error bound (Higham-style, as the PLD kernel's), keeping
+/// only the window [lo, hi] of the product (entries outside are dropped:
+/// still a lower bound, entrywise). Requires a, b >= 0.
+window_seq convolve_lower(const window_seq& a, const window_seq& b, std::int64_t lo,
+                          std::int64_t hi);
+
+}  // namespace fdp::detail

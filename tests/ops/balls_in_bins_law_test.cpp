@@ -1,0 +1,116 @@
+// The two lattice laws of a balls-in-bins epoch (balls_in_bins_laws,
+// lib/src/ops/balls_in_bins_law.cpp), against answers made apart from them:
+//   * one step is the Gaussian pair (the closed form of G_{1/sigma});
+//   * each law is an exactly known (sub-)pair: every atom's Q-mass is s/t
+//     times its P-mass, and neither side holds more than probability 1;
+//   * a 20-step epoch against Monte Carlo of the dominating pair itself
+//     (seeded; 100,000 draws; both orders of the pair; 5 standard errors);
+//   * the refinement's bracket end is above the garbling's.
+// The two-step epoch against its profile computed by quadrature, and the
+// MNIST-like run's width, are in budget_dpsgd_test.cpp.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <stdexcept>
+#include <vector>
+
+#include "fdp/core/families.hpp"
+#include "fdp/ops/compose.hpp"
+#include "fdp/ops/convert.hpp"
+#include "fdp/ops/loss_law.hpp"
+
+namespace fdp {
+namespace {
+
+composition epochs_of(const law_bracket& b, std::int64_t epochs) {
+  compose_term t;
+  t.law = b.upper;
+  t.law_opt = b.lower;
+  t.times = epochs;
+  t.text = "balls-in-bins epoch";
+  return compose_terms({t});
+}
+
+TEST(BallsInBinsLaw, OneStepIsTheGaussianPair) {
+  const law_bracket b = balls_in_bins_laws(0.8, 1);
+  const interval e = epochs_of(b, 1).epsilon(1e-5);
+  const double truth = gdp_eps(1.25, 1e-5);
+  EXPECT_LE(e.lower, truth * (1 + 1e-9));
+  EXPECT_GE(e.upper, truth * (1 - 1e-9));
+  EXPECT_LT(e.upper, 1.003 * e.lower);
+}
+
+TEST(BallsInBinsLaw, BothLawsAreLatticePairsWithRatioSOverT) {
+  const std::int64_t t = 50;
+  const law_bracket b = balls_in_bins_laws(1.0, t);
+  for (const auto* law : {b.upper.get(), b.lower.get()}) {
+    ASSERT_NE(law, nullptr);
+    const mass2 total = law->mass(-1e300, 1e300);
+    EXPECT_LE(total.p + law->p_neg_inf(), 1.0 + 1e-12) << law->describe();
+    EXPECT_LE(total.q, 1.0 + 1e-12) << law->describe();
+    // what the sub-measure leaves out is negligible
+    EXPECT_GT(total.q, 1.0 - 1e-8) << law->describe();
+    for (const loss_atom& a : law->atoms())
+      ASSERT_NEAR(a.q, a.p * std::exp(a.loss), 1e-12 * a.q + 1e-300) << law->describe();
+  }
+}
+
+// delta of one epoch, both orders of P = N(0, I_t), Q = (1/t) sum_i N(mu e_i, I_t):
+// E_P[(S/t - e^eps)_+] and E_P[(1 - e^eps S/t)_+], S = sum_i e^{mu Z_i - mu^2/2}.
+struct mc_delta {
+  double value, stderr_;
+};
+
+mc_delta monte_carlo_delta(double sigma, int t, double eps, int draws) {
+  std::mt19937_64 gen(20261127);
+  std::normal_distribution<double> z;
+  const double mu = 1.0 / sigma, e = std::exp(eps);
+  double sf = 0, sf2 = 0, sr = 0, sr2 = 0;
+  for (int n = 0; n < draws; ++n) {
+    double s = 0;
+    for (int i = 0; i < t; ++i) s += std::exp(mu * z(gen) - 0.5 * mu * mu);
+    const double r = s / t;
+    const double f = std::max(0.0, r - e), v = std::max(0.0, 1.0 - e * r);
+    sf += f, sf2 += f * f, sr += v, sr2 += v * v;
+  }
+  const double mf = sf / draws, mr = sr / draws;
+  const bool fwd = mf >= mr;
+  const double m = fwd ? mf : mr, m2 = fwd ? sf2 / draws : sr2 / draws;
+  return {m, std::sqrt(std::max(0.0, m2 - m * m) / draws)};
+}
+
+TEST(BallsInBinsLaw, TwentyStepEpochMatchesMonteCarloOfItsPair) {
+  const double sigma = 1.0;
+  const law_bracket b = balls_in_bins_laws(sigma, 20);
+  const composition c = epochs_of(b, 1);
+  for (double eps : {0.05, 0.2, 0.5}) {
+    const mc_delta mc = monte_carlo_delta(sigma, 20, eps, 100000);
+    const interval d = c.delta(eps);
+    EXPECT_LE(d.lower, mc.value + 5 * mc.stderr_) << "eps " << eps;
+    EXPECT_GE(d.upper, mc.value - 5 * mc.stderr_) << "eps " << eps;
+    EXPECT_LT(d.upper - d.lower, 0.01 * d.upper + 1e-9) << "eps " << eps;
+  }
+}
+
+TEST(BallsInBinsLaw, RefinementIsAboveGarblingComposed) {
+  const law_bracket b = balls_in_bins_laws(1.5, 100);
+  const composition c = epochs_of(b, 40);
+  // (not at much smaller deltas: what the sub-measures leave out, ~1e-10 per
+  // epoch, floors the upper end's delta; dpsgd caps it by the bound crediting
+  // no amplification)
+  for (double delta : {1e-3, 1e-6}) {
+    const interval e = c.epsilon(delta);
+    EXPECT_LE(e.lower, e.upper) << delta;
+    EXPECT_LT(e.upper, 1.01 * e.lower) << delta;
+  }
+}
+
+TEST(BallsInBinsLaw, RefusesBadParameters) {
+  EXPECT_THROW(balls_in_bins_laws(0.0, 10), std::invalid_argument);
+  EXPECT_THROW(balls_in_bins_laws(-1.0, 10), std::invalid_argument);
+  EXPECT_THROW(balls_in_bins_laws(1.0, 0), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace fdp
