@@ -6,10 +6,14 @@
 //   * a 20-step epoch against Monte Carlo of the dominating pair itself
 //     (seeded; 100,000 draws; both orders of the pair; 5 standard errors);
 //   * the refinement's bracket end is above the garbling's.
+//   * the lattice cells' masses against mpmath (tests/golden/lognormal_cells.csv,
+//     gen_lognormal_cells.py): within 5e-14, below the 1e-13 margin that
+//     keeps them under the exact ones.
 // The two-step epoch against its profile computed by quadrature, and the
 // MNIST-like run's width, are in budget_dpsgd_test.cpp.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <stdexcept>
@@ -19,6 +23,8 @@
 #include "fdp/ops/compose.hpp"
 #include "fdp/ops/convert.hpp"
 #include "fdp/ops/loss_law.hpp"
+#include "../golden/golden_csv.hpp"
+#include "ops/lognormal_lattice.hpp"
 
 namespace fdp {
 namespace {
@@ -104,6 +110,23 @@ TEST(BallsInBinsLaw, RefinementIsAboveGarblingComposed) {
     EXPECT_LE(e.lower, e.upper) << delta;
     EXPECT_LT(e.upper, 1.01 * e.lower) << delta;
   }
+}
+
+TEST(LognormalLattice, CellsAgreeWithMpmath) {
+  const test::golden_table t = test::load_golden("lognormal_cells.csv");
+  ASSERT_GT(t.rows.size(), 40u);
+  double worst = 0.0;
+  for (const auto& row : t.rows) {
+    const double mu = test::to_double(row[t.column("mu")]), h = test::to_double(row[t.column("h")]);
+    const auto k = static_cast<std::int64_t>(test::to_double(row[t.column("k")]));
+    const detail::cell_moments c = detail::lattice_cell(k, h, mu);
+    const double mass = test::to_double(row[t.column("mass")]);
+    const double up = test::to_double(row[t.column("up")]);
+    worst = std::max({worst, std::fabs(c.mass / mass - 1), std::fabs(c.up / up - 1)});
+    EXPECT_NEAR(c.mass, mass, 5e-14 * mass) << "mu " << mu << " h " << h << " k " << k;
+    EXPECT_NEAR(c.up, up, 5e-14 * up) << "mu " << mu << " h " << h << " k " << k;
+  }
+  EXPECT_LT(worst, 0.5 * detail::kLatticeMargin);
 }
 
 TEST(BallsInBinsLaw, RefusesBadParameters) {

@@ -40,7 +40,6 @@
 // The engine then discretizes this atomic law pessimistically like any other.
 // The lower side of a balls-in-bins term is another law (max_shift_law, a
 // garbling); this one is only ever used as the upper side.
-#include <boost/math/quadrature/gauss.hpp>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -51,159 +50,21 @@
 #include "fdp/core/families.hpp"
 #include "fdp/core/normal.hpp"
 #include "fdp/ops/loss_law.hpp"
+#include "ops/lognormal_lattice.hpp"
 #include "ops/positive_convolution.hpp"
 
 namespace fdp {
 namespace {
 
+using detail::lattice_plan;
 using detail::window_seq;
 
-// Q-mass of the shifted step above the cap, and the mass margin of the
-// quadrature (its error is far below; a margin keeps the lattice masses at
-// or below the exact ones).
-constexpr double kCapTail = 1e-15;
-constexpr double kQuadratureMargin = 1e-12;
 // Partial sums of n steps are kept on [n - z sqrt(n E Y^2), n + z sqrt(n E Y^2)
 // + cap]: for nonnegative summands P(S < ES - x) <= exp(-x^2 / (2 n E Y^2))
 // (a one-sided Bernstein bound), e^{-z^2/2} ~ 2.6e-18 at z = 9.
 constexpr double kWindowZ = 9.0;
 // Largest window (points) of the final sum; beyond it no law is built.
 constexpr std::int64_t kMaxPoints = std::int64_t(1) << 22;
-
-struct lattice_plan {
-  double mu = 0.0, h = 0.0, cap = 0.0, second_moment = 0.0;
-  std::int64_t cells = 0;  // lattice points 0..cells
-};
-
-lattice_plan plan_lattice(double mu, std::int64_t steps) {
-  lattice_plan p;
-  p.mu = mu;
-  p.second_moment = std::exp(mu * mu);
-  const double sd = std::sqrt(std::expm1(mu * mu));
-  // Q(Y > cap) = Phi-bar((log cap - mu^2/2) / mu) = kCapTail
-  p.cap = std::exp(norm_quantile_c(kCapTail) * mu + 0.5 * mu * mu);
-  // (h = 0.08 sd(Y): the MNIST-like bracket is 0.23% wide, 0.18% at 0.02 sd
-  // for four times the work)
-  double want = std::max(0.08 * sd, p.cap / 131072.0);
-  // The spread sends Y <= h partly to 0, where Q' has no mass: keep
-  // P(every step <= h) = Phi(x_h)^t below 1e-10 (it is a floor under the
-  // upper side's delta in the other order).
-  const double x_zero = norm_quantile(std::pow(1e-10, 1.0 / static_cast<double>(steps)));
-  want = std::min(want, std::exp(x_zero * mu - 0.5 * mu * mu));
-  p.h = std::exp2(std::floor(std::log2(want)));
-  p.cells = static_cast<std::int64_t>(std::ceil(p.cap / p.h));
-  return p;
-}
-
-// The standard normal density of x(y) = (log y + mu^2/2)/mu, per unit y.
-double lognormal_density(double y, double mu) {
-  const double x = (std::log(y) + 0.5 * mu * mu) / mu;
-  return norm_pdf(x) / (mu * y);
-}
-
-// One lattice cell [k h, (k+1) h] of Y's law, by Gauss-Legendre (the
-// density is smooth there; more nodes where the cell is wide relative to
-// its position): its P-mass and its first moments about both ends,
-// up = E[(Y - kh)/h; cell] and down = E[((k+1)h - Y)/h; cell] (up + down = mass).
-struct cell_moments {
-  double mass = 0.0, up = 0.0, down = 0.0;
-};
-
-template <int N>
-cell_moments cell_by_quadrature(std::int64_t k, double h, double mu) {
-  using gl = boost::math::quadrature::gauss<double, N>;
-  const auto& xs = gl::abscissa();
-  const auto& ws = gl::weights();
-  const double left = static_cast<double>(k) * h;
-  cell_moments c;
-  auto add = [&](double node, double w) {  // node in [-1, 1]
-    const double xi = 0.5 * (1.0 + node);
-    const double f = 0.5 * w * lognormal_density(left + h * xi, mu);
-    c.up += xi * f;
-    c.down += (1.0 - xi) * f;
-  };
-  for (std::size_t i = 0; i < xs.size(); ++i) {
-    add(xs[i], ws[i]);
-    if (xs[i] != 0.0) add(-xs[i], ws[i]);
-  }
-  c.up *= h;
-  c.down *= h;
-  c.mass = c.up + c.down;
-  return c;
-}
-
-// Cell k; the first, [0, h], in closed form: P(Y <= h) = Phi(x_h) and
-// E[Y; Y <= h] = Phi(x_h - mu).
-cell_moments cell(std::int64_t k, double h, double mu) {
-  if (k == 0) {
-    const double xh = (std::log(h) + 0.5 * mu * mu) / mu;
-    cell_moments c;
-    c.mass = norm_cdf(xh);
-    c.up = std::min(c.mass, norm_cdf(xh - mu) / h);
-    c.down = c.mass - c.up;
-    return c;
-  }
-  if (k <= 32) return cell_by_quadrature<20>(k, h, mu);
-  if (k <= 1024) return cell_by_quadrature<10>(k, h, mu);
-  return cell_by_quadrature<5>(k, h, mu);
-}
-
-void apply_margin(window_seq& s) {
-  for (double& x : s.v) x *= 1.0 - kQuadratureMargin;
-}
-
-// UPPER side: the mean-preserving spread of one step's Y onto 0, h, ...,
-// cells h (each cell's mass split between its ends by the distance to the
-// other end), Y beyond the cap left out.
-window_seq spread_pmf(const lattice_plan& p) {
-  window_seq s;
-  s.v.assign(static_cast<std::size_t>(p.cells + 1), 0.0);
-  for (std::int64_t k = 0; k < p.cells; ++k) {
-    const cell_moments c = cell(k, p.h, p.mu);
-    s.v[static_cast<std::size_t>(k)] += c.down;
-    s.v[static_cast<std::size_t>(k + 1)] += c.up;
-  }
-  apply_margin(s);
-  return s;
-}
-
-// LOWER side: a garbling of one step's Y onto the lattice h, 2h, ... whose
-// every value v is the conditional mean of the Y sent to it, E[Y | V = v] = v,
-// so that the garbled epoch's likelihood ratio is again s/t. Greedy, upwards:
-// what arrives at v = kh from below (the rest of a cell under v) falls short
-// of v by a deficit D = E[v - Y; arriving]; it is balanced by taking cells
-// k, k+1, ... (whole, then the fraction beta of the last one that closes
-// the gap) down to v, each with surplus E[Y - v; taken] > 0. The rest of
-// the last cell goes up to its top end, as the next value's arriving mass.
-// Nothing goes to 0 (a conditional mean of 0 is impossible): cell 0 goes
-// up whole; what would need cells beyond the cap is left out (removing
-// outcomes lowers every hockey-stick divergence: still below the truth).
-window_seq contraction_pmf(const lattice_plan& p) {
-  window_seq s;
-  s.v.assign(static_cast<std::size_t>(p.cells + 1), 0.0);
-  const cell_moments first = cell(0, p.h, p.mu);
-  double arriving = first.mass, deficit = first.down;  // at v = h, in units of h
-  std::int64_t target = 1;
-  std::int64_t j = 1;  // next cell to take
-  while (j < p.cells) {
-    const cell_moments c = cell(j, p.h, p.mu);
-    // surplus of cell j about the target: E[(Y - target h)/h; cell j]
-    const double surplus = c.up + static_cast<double>(j - target) * c.mass;
-    if (surplus <= deficit) {
-      arriving += c.mass;
-      deficit -= surplus;
-      ++j;
-      continue;
-    }
-    const double beta = deficit / surplus;
-    s.v[static_cast<std::size_t>(target)] = arriving + beta * c.mass;
-    arriving = (1.0 - beta) * c.mass;
-    deficit = (1.0 - beta) * c.down;
-    target = ++j;
-  }
-  apply_margin(s);
-  return s;
-}
 
 // The window kept for a partial sum of n steps.
 void window_of(const lattice_plan& p, std::int64_t n, std::int64_t& lo, std::int64_t& hi) {
@@ -216,6 +77,7 @@ void window_of(const lattice_plan& p, std::int64_t n, std::int64_t& lo, std::int
 // The t-fold convolution power of one step's spread law, by squaring, each
 // partial sum on its window; every entry at most the exact one.
 window_seq sum_of_steps(const lattice_plan& p, const window_seq& one, std::int64_t t) {
+  if (t == 0) return {0, {1.0}};  // (the empty sum: 0 with probability 1)
   window_seq result, base = one;
   std::int64_t have = 0, base_n = 1;
   std::int64_t lo = 0, hi = 0;
@@ -238,18 +100,39 @@ window_seq sum_of_steps(const lattice_plan& p, const window_seq& one, std::int64
   return result;
 }
 
-// The atomic law of the lattice pair: P-masses of the t-step sum, Q = s/t P.
+// The lattice law's Q-side for one step, b_v = v a_v (each entry at most
+// the exact one, as a's).
+window_seq first_moments(const lattice_plan& p, const window_seq& one) {
+  window_seq b = one;
+  for (std::size_t i = 0; i < b.v.size(); ++i)
+    b.v[i] *= static_cast<double>(one.k0 + static_cast<std::int64_t>(i)) * p.h;
+  return b;
+}
+
+// The atomic law of the lattice pair of a t-step sum: P(s) = a^{*t}(s), Q(s) =
+// (s/t) P(s) = (b * a^{*(t-1)})(s) (each step is the shifted one with
+// probability 1/t). Both are computed, each a lower bound entrywise: where
+// P(s) is tiny beside the FFT's error but Q(s) is not (the far tail, where
+// s/t is large) the Q-side keeps it. Kept: the larger of the two lower
+// bounds on P(s) (Q's times t/s), with Q at exactly s/t times it.
 std::shared_ptr<const loss_law> lattice_sum_law(const lattice_plan& p, const window_seq& one,
                                                 std::int64_t steps, const std::string& name) {
-  const window_seq sum = sum_of_steps(p, one, steps);
+  const window_seq rest = sum_of_steps(p, one, steps - 1);
+  std::int64_t lo = 0, hi = 0;
+  window_of(p, steps, lo, hi);
+  const window_seq pm = detail::convolve_lower(rest, one, lo, hi);
+  const window_seq qm = detail::convolve_lower(rest, first_moments(p, one), lo, hi);
   const double t = static_cast<double>(steps);
   std::vector<loss_atom> atoms;
-  atoms.reserve(sum.v.size());
+  atoms.reserve(pm.v.size());
   double p_zero = 0.0;
-  for (std::size_t i = 0; i < sum.v.size(); ++i) {
-    const double mass = sum.v[i];
+  for (std::int64_t k = pm.k0; k < pm.k0 + static_cast<std::int64_t>(pm.v.size()); ++k) {
+    const double s = static_cast<double>(k) * p.h;
+    double mass = pm.v[static_cast<std::size_t>(k - pm.k0)];
+    const std::int64_t iq = k - qm.k0;
+    if (s > 0 && iq >= 0 && iq < static_cast<std::int64_t>(qm.v.size()))
+      mass = std::max(mass, qm.v[static_cast<std::size_t>(iq)] * (t / s) * (1 - 1e-15));
     if (!(mass > 0)) continue;
-    const double s = static_cast<double>(sum.k0 + static_cast<std::int64_t>(i)) * p.h;
     if (s == 0.0) {
       p_zero += mass;  // (every step at 0: Q' has no mass there, loss -inf)
       continue;
@@ -270,13 +153,14 @@ law_bracket balls_in_bins_laws(double sigma, std::int64_t steps, bool upper, boo
     std::shared_ptr<const loss_law> g(make_law(gaussian{1.0 / sigma}).release());
     return {upper ? g : nullptr, lower ? g : nullptr};
   }
-  const lattice_plan p = plan_lattice(1.0 / sigma, steps);
+  const lattice_plan p = detail::plan_lattice(1.0 / sigma, steps);
   std::int64_t lo = 0, hi = 0;
   window_of(p, steps, lo, hi);
   if (hi - lo > kMaxPoints || p.cells > kMaxPoints) return {};
   law_bracket r;
-  if (upper) r.upper = lattice_sum_law(p, spread_pmf(p), steps, "upper law, a refinement");
-  if (lower) r.lower = lattice_sum_law(p, contraction_pmf(p), steps, "lower law, a garbling");
+  if (upper) r.upper = lattice_sum_law(p, detail::spread_pmf(p), steps, "upper law, a refinement");
+  if (lower)
+    r.lower = lattice_sum_law(p, detail::contraction_pmf(p), steps, "lower law, a garbling");
   return r;
 }
 
