@@ -9,6 +9,7 @@
 //   * the lattice cells' masses against mpmath (tests/golden/lognormal_cells.csv,
 //     gen_lognormal_cells.py): within 5e-14, below the 1e-13 margin that
 //     keeps them under the exact ones.
+//   * the spec kind composes what fdp dpsgd does; the ledger agrees.
 // The two-step epoch against its profile computed by quadrature, and the
 // MNIST-like run's width, are in budget_dpsgd_test.cpp.
 #include <gtest/gtest.h>
@@ -19,10 +20,13 @@
 #include <stdexcept>
 #include <vector>
 
+#include "fdp/budget/dpsgd.hpp"
+#include "fdp/budget/ledger.hpp"
 #include "fdp/core/families.hpp"
 #include "fdp/ops/compose.hpp"
 #include "fdp/ops/convert.hpp"
 #include "fdp/ops/loss_law.hpp"
+#include "fdp/ops/spec.hpp"
 #include "../golden/golden_csv.hpp"
 #include "ops/lognormal_lattice.hpp"
 
@@ -127,6 +131,45 @@ TEST(LognormalLattice, CellsAgreeWithMpmath) {
     EXPECT_NEAR(c.up, up, 5e-14 * up) << "mu " << mu << " h " << h << " k " << k;
   }
   EXPECT_LT(worst, 0.5 * detail::kLatticeMargin);
+}
+
+// The spec kind (one epoch; times = epochs) composes what fdp dpsgd does, and
+// the ledger, which takes the lower law as its optimistic side, agrees.
+TEST(BallsInBinsKind, ComposeDpsgdAndLedgerAgree) {
+  const spec s = parse_spec("balls-in-bins:sigma=1.1,steps=235,times=60");
+  const interval c = compose({s}).epsilon(1e-5);
+  dpsgd_config d;
+  d.q = 1.0 / 235;
+  d.sigma = 1.1;
+  d.steps = 60 * 235;
+  d.steps_per_epoch = 235;
+  d.delta = 1e-5;
+  d.sampling = sampling_scheme::balls_in_bins;
+  const interval e = account_dpsgd(d).epsilon;
+  EXPECT_NEAR(c.lower, e.lower, 1e-9 * e.lower);
+  EXPECT_NEAR(c.upper, e.upper, 1e-9 * e.upper);
+  accountant_options o;
+  o.mode = ledger_mode::plan;
+  accountant a(10.0, 1e-5, o);
+  a.add_unchecked(s.text);
+  const interval l = a.spent(1e-5);
+  EXPECT_LE(l.lower, c.upper);
+  EXPECT_GE(l.upper, c.lower);
+  EXPECT_LT(l.upper, 1.01 * l.lower);
+  // replace-one: the same lower end, no amplification above
+  const interval r =
+      compose({parse_spec("balls-in-bins:sigma=1.1,steps=235,times=60,neighbours=replace-one")})
+          .epsilon(1e-5);
+  EXPECT_NEAR(r.lower, c.lower, 1e-2 * c.lower);
+  EXPECT_GE(r.upper, gdp_eps(2.0 / 1.1 * std::sqrt(60.0), 1e-5) * (1 - 1e-6));
+}
+
+TEST(BallsInBinsKind, RefusesBadKeys) {
+  EXPECT_THROW(compose({parse_spec("balls-in-bins:sigma=1.1,times=60")}), std::invalid_argument);
+  EXPECT_THROW(compose({parse_spec("balls-in-bins:sigma=1.1,steps=2.5")}), std::invalid_argument);
+  EXPECT_THROW(compose({parse_spec("balls-in-bins:sigma=0,steps=10")}), std::invalid_argument);
+  // a lattice beyond 2^22 points: refused by name, not truncated
+  EXPECT_THROW(compose({parse_spec("balls-in-bins:sigma=0.3,steps=2")}), std::invalid_argument);
 }
 
 TEST(BallsInBinsLaw, RefusesBadParameters) {

@@ -43,6 +43,8 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -143,24 +145,65 @@ std::shared_ptr<const loss_law> lattice_sum_law(const lattice_plan& p, const win
                       "balls-in-bins epoch of " + std::to_string(steps) + " steps (" + name + ")");
 }
 
+// The last few laws built (calibration and the CLI's several accountants ask
+// for the same epoch again; a law of a long epoch takes ~0.5 s).
+class law_cache {
+ public:
+  std::optional<law_bracket> find(double sigma, std::int64_t steps, bool upper, bool lower) {
+    std::lock_guard<std::mutex> lk(m_);
+    for (const auto& e : entries_)
+      if (e.sigma == sigma && e.steps == steps && e.upper == upper && e.lower == lower)
+        return e.laws;
+    return std::nullopt;
+  }
+  void add(double sigma, std::int64_t steps, bool upper, bool lower, const law_bracket& laws) {
+    std::lock_guard<std::mutex> lk(m_);
+    if (entries_.size() >= 8) entries_.erase(entries_.begin());
+    entries_.push_back({sigma, steps, upper, lower, laws});
+  }
+
+ private:
+  struct entry {
+    double sigma;
+    std::int64_t steps;
+    bool upper, lower;
+    law_bracket laws;
+  };
+  std::mutex m_;
+  std::vector<entry> entries_;
+};
+
+law_cache& cache() {
+  static law_cache c;
+  return c;
+}
+
+law_bracket build_laws(double sigma, std::int64_t steps, bool upper, bool lower) {
+  if (steps == 1) {  // one step: the Gaussian pair itself
+    std::shared_ptr<const loss_law> g(make_law(gaussian{1.0 / sigma}).release());
+    return {upper ? g : nullptr, lower ? g : nullptr};
+  }
+  const lattice_plan p = detail::plan_lattice(1.0 / sigma, steps);
+  if (p.cells > kMaxPoints) return {};
+  std::int64_t lo = 0, hi = 0;
+  window_of(p, steps, lo, hi);
+  if (hi - lo > kMaxPoints) return {};
+  law_bracket r;
+  if (upper) r.upper = lattice_sum_law(p, detail::spread_pmf(p), steps, "upper law, a refinement");
+  if (lower)
+    r.lower = lattice_sum_law(p, detail::contraction_pmf(p), steps, "lower law, a garbling");
+  return r;
+}
+
 }  // namespace
 
 law_bracket balls_in_bins_laws(double sigma, std::int64_t steps, bool upper, bool lower) {
   detail::require_finite_pos(sigma, "balls_in_bins_laws", "sigma");
   detail::require(steps >= 1 && steps <= 100000000, "balls_in_bins_laws", "steps",
                   static_cast<double>(steps), "must be an integer in [1, 1e8]");
-  if (steps == 1) {  // one step: the Gaussian pair itself
-    std::shared_ptr<const loss_law> g(make_law(gaussian{1.0 / sigma}).release());
-    return {upper ? g : nullptr, lower ? g : nullptr};
-  }
-  const lattice_plan p = detail::plan_lattice(1.0 / sigma, steps);
-  std::int64_t lo = 0, hi = 0;
-  window_of(p, steps, lo, hi);
-  if (hi - lo > kMaxPoints || p.cells > kMaxPoints) return {};
-  law_bracket r;
-  if (upper) r.upper = lattice_sum_law(p, detail::spread_pmf(p), steps, "upper law, a refinement");
-  if (lower)
-    r.lower = lattice_sum_law(p, detail::contraction_pmf(p), steps, "lower law, a garbling");
+  if (auto hit = cache().find(sigma, steps, upper, lower)) return *hit;
+  law_bracket r = build_laws(sigma, steps, upper, lower);
+  cache().add(sigma, steps, upper, lower, r);
   return r;
 }
 

@@ -66,7 +66,8 @@ lattice_plan plan_lattice(double mu, std::int64_t steps) {
   const double x_zero = norm_quantile(std::pow(1e-10, 1.0 / static_cast<double>(steps)));
   want = std::min(want, std::exp(x_zero * mu - 0.5 * mu * mu));
   p.h = std::exp2(std::floor(std::log2(want)));
-  p.cells = static_cast<std::int64_t>(std::ceil(p.cap / p.h));
+  // (far too many cells is reported as 2^62: the caller refuses it)
+  p.cells = static_cast<std::int64_t>(std::min(std::ceil(p.cap / p.h), 0x1p62));
   return p;
 }
 
