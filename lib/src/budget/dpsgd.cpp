@@ -383,8 +383,9 @@ double no_amplification_mu(const dpsgd_config& c, const std::vector<dpsgd_phase>
   return std::sqrt(mu2);
 }
 
-// Shuffled or balls-in-bins batches: a certified LOWER bound (dpsgd.hpp), one max-statistic
-// law per whole epoch of each phase; the upper bound without amplification
+// Shuffled batches (and balls-in-bins ones whose lattice is too large): a
+// certified LOWER bound (dpsgd.hpp), one law per whole epoch of each phase;
+// the upper bound without amplification
 // where it applies; and the Poisson accounting of the same run beside them,
 // for contrast.
 void account_one_step_per_epoch(const dpsgd_config& c, const std::vector<dpsgd_phase>& ps,
@@ -402,9 +403,18 @@ void account_one_step_per_epoch(const dpsgd_config& c, const std::vector<dpsgd_p
                    fmt_exact(b) + " steps";
     if (epochs == 0) continue;
     compose_term t;
-    t.law = max_shift_law(p.sigma / shift, b, std::min(1.0, full * p.q));
+    // On that input the record's step is uniform over the epoch's full
+    // batches (with probability rho it is in one of them): the balls-in-bins
+    // pair of those steps, diluted; its lattice garbling, else (a lattice
+    // too large) the max over the steps, one test of it.
+    const double rho = std::min(1.0, full * p.q);
+    const law_bracket bins =
+        balls_in_bins_laws(p.sigma / shift, static_cast<std::int64_t>(full), false, true, rho);
+    t.law = bins.lower ? bins.lower : max_shift_law(p.sigma / shift, b, rho);
     t.times = epochs;
-    t.text = "max over an epoch of " + fmt_exact(b) + " steps";
+    t.text = (bins.lower ? "the balls-in-bins pair of an epoch's " + fmt_exact(full) + " full"
+                         : "max over an epoch of " + fmt_exact(b)) +
+             " steps";
     terms.push_back(std::move(t));
   }
   const double mu_up = no_amplification_mu(c, ps, r.sensitivity);
@@ -440,9 +450,9 @@ void account_one_step_per_epoch(const dpsgd_config& c, const std::vector<dpsgd_p
                                "per epoch): "
                              : "shuffled batches (each record in one step per epoch): ") +
             up_text +
-            "certified LOWER bound from the maximum over each epoch's steps on the input where "
-            "one record's gradient has norm D and all others 0 (Chua et al. 2024), whole epochs "
-            "only: " +
+            "certified LOWER bound from the input where one record's gradient has norm D and "
+            "all others 0 (Chua et al. 2024): its step is uniform over the epoch's full batches, "
+            "the balls-in-bins pair (a lattice garbling of it), whole epochs only: " +
             epochs_text;
   r.clt_mu = std::numeric_limits<double>::quiet_NaN();
   r.clt_formula =

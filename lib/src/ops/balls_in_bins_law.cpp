@@ -195,16 +195,37 @@ law_bracket build_laws(double sigma, std::int64_t steps, bool upper, bool lower)
   return r;
 }
 
+// The pair (P, (1 - rho) P + rho Q) of an atomic law's (P, Q): each atom's
+// likelihood ratio r becomes 1 - rho + rho r, its Q-mass (1 - rho) p + rho q
+// (P's mass at -inf gets the finite ratio 1 - rho). A kernel that garbles
+// (P', Q') into (P, Q) garbles the mixtures alike, so a refinement (or a
+// garbling) stays one.
+std::shared_ptr<const loss_law> diluted(const std::shared_ptr<const loss_law>& law, double rho) {
+  if (!law || rho == 1.0) return law;
+  std::vector<loss_atom> atoms;
+  const double keep = 1.0 - rho;
+  if (law->p_neg_inf() > 0)
+    atoms.push_back({std::log1p(-rho), law->p_neg_inf(), keep * law->p_neg_inf()});
+  for (const loss_atom& a : law->atoms())
+    atoms.push_back({std::log1p(rho * std::expm1(a.loss)), a.p, keep * a.p + rho * a.q});
+  return discrete_law(std::move(atoms), 0.0, rho * law->q_pos_inf(), false,
+                      law->describe() + ", diluted to rate " + detail::format_value(rho));
+}
+
 }  // namespace
 
-law_bracket balls_in_bins_laws(double sigma, std::int64_t steps, bool upper, bool lower) {
+law_bracket balls_in_bins_laws(double sigma, std::int64_t steps, bool upper, bool lower,
+                               double rho) {
   detail::require_finite_pos(sigma, "balls_in_bins_laws", "sigma");
   detail::require(steps >= 1 && steps <= 100000000, "balls_in_bins_laws", "steps",
                   static_cast<double>(steps), "must be an integer in [1, 1e8]");
-  if (auto hit = cache().find(sigma, steps, upper, lower)) return *hit;
-  law_bracket r = build_laws(sigma, steps, upper, lower);
-  cache().add(sigma, steps, upper, lower, r);
-  return r;
+  detail::require(rho > 0 && rho <= 1, "balls_in_bins_laws", "rho", rho, "must be in (0, 1]");
+  std::optional<law_bracket> r = cache().find(sigma, steps, upper, lower);
+  if (!r) {
+    r = build_laws(sigma, steps, upper, lower);
+    cache().add(sigma, steps, upper, lower, *r);
+  }
+  return {diluted(r->upper, rho), diluted(r->lower, rho)};
 }
 
 }  // namespace fdp

@@ -111,9 +111,12 @@ struct law_bracket {
 /// more private (a garbling), so their compositions bracket the truth
 /// (balls_in_bins_law.cpp). Both null when the lattice would exceed 2^22
 /// points (very small sigma with very many steps). t = 1: the Gaussian pair.
-/// `upper` / `lower` false: that side is not built (left null).
+/// `upper` / `lower` false: that side is not built (left null). rho < 1:
+/// the record is in the epoch's steps only with probability rho (else in
+/// none of them): the pair (P, (1 - rho) P + rho Q), e.g. the full batches
+/// of a shuffled epoch whose last batch is partial.
 law_bracket balls_in_bins_laws(double sigma, std::int64_t steps, bool upper = true,
-                               bool lower = true);
+                               bool lower = true, double rho = 1.0);
 
 /// One branch of a revealed mixture: a law and its probability.
 struct weighted_law {
