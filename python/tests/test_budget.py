@@ -83,6 +83,23 @@ def test_dpsgd_shuffle_is_a_lower_bound_only():
     assert truth * (1 - 3e-3) <= r.epsilon.lower <= truth * (1 + 1e-12)
 
 
+def test_dpsgd_balls_in_bins_is_two_sided_and_matches_its_spec(cli):
+    # 20 epochs of 100 steps: the CLI, the spec kind (one epoch, times = epochs)
+    r = fdp.dpsgd(sigma=1.0, q=0.01, steps=2000, sampling="balls-in-bins", steps_per_epoch=100)
+    assert r.upper_certified and r.epsilon.upper < 1.01 * r.epsilon.lower
+    want = cli("dpsgd", "--q", "0.01", "--sigma", "1", "--steps", "2000", "--delta", "1e-5",
+               "--sampling", "balls-in-bins", "--steps-per-epoch", "100")
+    e = answers(want, "epsilon")[0]
+    assert r.epsilon == (e["lower"], e["upper"])
+    c = fdp.compose(["balls-in-bins:sigma=1,steps=100,times=20"]).epsilon(1e-5)
+    assert abs(c.lower - r.epsilon.lower) <= 1e-9 * c.lower
+    assert abs(c.upper - r.epsilon.upper) <= 1e-9 * c.upper
+    # below what Poisson accounting of the same rate says (Chua et al. 2025)
+    assert r.epsilon.upper < r.poisson_epsilons[0].lower
+    with pytest.raises(TypeError, match="steps_per_epoch"):
+        fdp.dpsgd(sigma=1.0, q=0.01, steps=5, sampling="balls-in-bins", steps_per_epoch=1.5)
+
+
 def test_dpsgd_poisson_replace_one_is_the_mirrored_pair():
     # the same composition as the spec with one record's bound D/2 = 1
     r = fdp.dpsgd(sigma=1.1, q=0.01, steps=300, neighbours="replace-one")
