@@ -280,9 +280,10 @@ FDP_REGISTER_COMMAND(command{
     "    epoch by its tightly dominating pair N(0, I_t) vs (1/t) sum_i N(D e_i/sigma, I_t)\n"
     "    (Chua et al. 2025), bracketed by two exact lattice pairs (a refinement above,\n"
     "    a garbling below): add-remove and zero-out two-sided and tight; replace-one\n"
-    "    its lower end (the zero-out pair of half the bound) and the upper end\n"
-    "    crediting no amplification. t = the run's steps per epoch when N and B say,\n"
-    "    else floor(1/q) above and ceil(1/q) below.\n"
+    "    the zero-out pair of half the bound below (the record replaced by one with\n"
+    "    zero gradient) and its group-2 power above (the replacement as two zero-out\n"
+    "    steps). t = the run's steps per epoch when N and B say, else floor(1/q)\n"
+    "    above and ceil(1/q) below.\n"
 
     "--sensitivity is the largest change of the clipped sum between neighbours, in units\n"
     "of C (default 1 for add-remove and zero-out, 2 for replace-one).\n\n"

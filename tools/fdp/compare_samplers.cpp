@@ -86,6 +86,9 @@ std::string what_it_is(const sampler_row& r, neighbour_relation n) {
   if (r.sampling == sampling_scheme::balls_in_bins && n != neighbour_relation::replace_one)
     return "certified bracket: the true epsilon is inside (epochs of floor(1/q) steps above, "
            "ceil(1/q) below)";
+  if (r.sampling == sampling_scheme::balls_in_bins && r.report->upper_certified)
+    return "certified bracket: the zero-out pair of half the bound below, its group-2 power "
+           "above (can be wide)";
   const bool one_step_per_epoch =
       r.sampling == sampling_scheme::shuffle || r.sampling == sampling_scheme::balls_in_bins;
   if (r.report->upper_certified && one_step_per_epoch)

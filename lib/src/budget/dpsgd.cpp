@@ -12,6 +12,7 @@
 #include "fdp/core/normal.hpp"
 #include "fdp/ops/convert.hpp"
 #include "fdp/ops/gdp_window.hpp"
+#include "fdp/ops/group.hpp"
 #include "fdp/ops/loss_law.hpp"
 
 namespace fdp {
@@ -461,16 +462,16 @@ void account_one_step_per_epoch(const dpsgd_config& c, const std::vector<dpsgd_p
 
 // One phase of balls-in-bins batches as composition terms. Its epochs have
 // known_t steps when the loader's count is known, else floor(1/q) or
-// ceil(1/q) (a loader's choice between them): fewer
-// steps amplify less, so the upper side takes floor(1/q) steps per epoch and
-// every epoch touched (ceil(T / floor(1/q)), one more for a phase after the
-// first, which may start mid-epoch; a partial epoch is a prefix of a whole
-// one, a post-processing), the lower side ceil(1/q) steps and whole epochs
-// only. Epochs only the upper side counts get Id as their lower side. The
-// replace-one lower side is the zero-out pair of half the bound (replacing
-// the record by one with zero gradient). Empty when a lattice is too large.
-std::vector<compose_term> balls_in_bins_terms(const dpsgd_phase& p, std::size_t phase,
-                                              double sensitivity, neighbour_relation n,
+// ceil(1/q) (a loader's choice between them): fewer steps amplify less, so
+// the upper side takes floor(1/q) steps per epoch and every epoch touched
+// (ceil(T / floor(1/q)), one more for a phase after the first, which may
+// start mid-epoch; a partial epoch is a prefix of a whole one, a
+// post-processing), the lower side ceil(1/q) steps and whole epochs only.
+// Epochs only the upper side counts get Id as their lower side. `shift` is
+// the record's: D, or D/2 under replace-one (the zero-out pair of the
+// record's own bound; account_balls_in_bins). Empty when a lattice is too
+// large.
+std::vector<compose_term> balls_in_bins_terms(const dpsgd_phase& p, std::size_t phase, double shift,
                                               std::int64_t known_t) {
   std::int64_t t_up =
       std::max<std::int64_t>(1, static_cast<std::int64_t>(std::floor(1.0 / p.q * (1 + 1e-12))));
@@ -478,20 +479,15 @@ std::vector<compose_term> balls_in_bins_terms(const dpsgd_phase& p, std::size_t 
   if (known_t >= t_up && known_t <= t_lo) t_up = t_lo = known_t;
   const std::int64_t e_up = (p.steps + t_up - 1) / t_up + (phase > 0 ? 1 : 0);
   const std::int64_t e_lo = p.steps / t_lo;
-  const bool ro = n == neighbour_relation::replace_one;
-  // (replace-one: no upper law; the caller composes the bound without amplification)
-  const law_bracket up =
-      ro ? law_bracket{} : balls_in_bins_laws(p.sigma / sensitivity, t_up, true, false);
-  const law_bracket lo =
-      balls_in_bins_laws(p.sigma / (ro ? 0.5 * sensitivity : sensitivity), t_lo, false, true);
-  if ((!ro && !up.upper) || !lo.lower) return {};
+  const law_bracket up = balls_in_bins_laws(p.sigma / shift, t_up, true, false);
+  const law_bracket lo = balls_in_bins_laws(p.sigma / shift, t_lo, false, true);
+  if (!up.upper || !lo.lower) return {};
   std::shared_ptr<const loss_law> id(make_law(identity{}).release());
   std::vector<compose_term> terms;
-  auto add = [&](std::shared_ptr<const loss_law> law, std::shared_ptr<const loss_law> opt,
-                 std::int64_t times, const std::string& text) {
+  auto add = [&](std::shared_ptr<const loss_law> opt, std::int64_t times, const std::string& text) {
     if (times <= 0) return;
     compose_term t;
-    t.law = std::move(law);
+    t.law = up.upper;
     t.law_opt = std::move(opt);
     t.times = times;
     t.text = text;
@@ -499,36 +495,40 @@ std::vector<compose_term> balls_in_bins_terms(const dpsgd_phase& p, std::size_t 
   };
   const std::string epoch = "balls-in-bins epoch of " + std::to_string(t_up) +
                             (t_up == t_lo ? "" : "/" + std::to_string(t_lo)) + " steps";
-  if (ro) {
-    add(lo.lower, lo.lower, e_lo, epoch + " (lower side)");
-  } else {
-    add(up.upper, lo.lower, std::min(e_up, e_lo), epoch);
-    add(up.upper, id, e_up - std::min(e_up, e_lo), epoch + " (partial: upper side only)");
-  }
+  add(lo.lower, std::min(e_up, e_lo), epoch);
+  add(id, e_up - std::min(e_up, e_lo), epoch + " (partial: upper side only)");
   return terms;
 }
 
 // Balls-in-bins batches (each record in one uniformly chosen step per
 // epoch): both ends certified under add-remove and zero-out from the epoch's
-// tightly dominating pair (balls_in_bins_laws); under replace-one the lower
-// end from it and the upper end without amplification. The bound without
-// amplification also caps the upper end (both are valid). Falls back to the
-// max-statistic route when a lattice would be too large.
+// tightly dominating pair (balls_in_bins_laws). Under replace-one (x replaced
+// by x' in the same step) the same pair at the record's own bound D/2 bounds
+// both halves of the way through x0, a record with zero gradient: T(M(x),
+// M(x0)) and T(M(x0), M(x')) are both at least the composed zero-out curve
+// f (symmetrized), so T(M(x), M(x')) >= f(1 - f(a)), group privacy with k = 2
+// (Dong, Roth & Su, Thm 2.14's step): the upper end; x' = x0 itself is a
+// replace-one neighbour: the lower end. The bound without amplification also
+// caps the upper end (both are valid). Falls back to the shuffle route (the
+// max statistic, no amplification above) when a lattice is too large.
 void account_balls_in_bins(const dpsgd_config& c, const std::vector<dpsgd_phase>& ps,
                            dpsgd_report& r) {
+  const bool ro = c.neighbours == neighbour_relation::replace_one;
+  const double shift = ro ? 0.5 * r.sensitivity : r.sensitivity;
   std::vector<compose_term> terms;
   for (std::size_t i = 0; i < ps.size(); ++i) {
-    const auto more = balls_in_bins_terms(ps[i], i, r.sensitivity, c.neighbours, c.steps_per_epoch);
+    const auto more = balls_in_bins_terms(ps[i], i, shift, c.steps_per_epoch);
     if (more.empty()) return account_one_step_per_epoch(c, ps, r);
     terms.insert(terms.end(), more.begin(), more.end());
   }
   const composition comp = compose_terms(terms, options_of(c));
+  const std::optional<tradeoff_bracket> pair_of_groups =
+      ro ? std::optional<tradeoff_bracket>(group(comp, 2)) : std::nullopt;
   const double mu_up = no_amplification_mu(c, ps, r.sensitivity);
   const composition cap = compose({parse_spec("gdp:mu=" + fmt_exact(mu_up))}, options_of(c));
-  const bool ro = c.neighbours == neighbour_relation::replace_one;
   auto at = [&](double d) {
-    const double up = cap.epsilon(d).upper;
-    return interval{comp.epsilon(d).lower, ro ? up : std::min(up, comp.epsilon(d).upper)};
+    const double up = pair_of_groups ? pair_of_groups->epsilon(d).upper : comp.epsilon(d).upper;
+    return interval{comp.epsilon(d).lower, std::min(cap.epsilon(d).upper, up)};
   };
   r.epsilon = at(c.delta);
   for (double d : c.more_deltas) r.more_epsilons.push_back(at(d));
@@ -547,9 +547,9 @@ void account_balls_in_bins(const dpsgd_config& c, const std::vector<dpsgd_phase>
                 "each epoch accounted by its tightly dominating pair N(0, I_t) vs the "
                 "(1/t)-mixture of N(D e_i / sigma, I_t) (Chua et al. 2025), between two exact "
                 "lattice pairs, a refinement (upper) and a garbling (lower): ") +
-            (ro ? "replace-one: LOWER end from the zero-out pair of half the bound, UPPER end "
-                  "crediting no amplification (mu = " +
-                      fmt_exact(mu_up) + "); "
+            (ro ? "replace-one: the zero-out pair at half the bound (the record replaced by "
+                  "one with zero gradient) below, its group-2 power above (the replacement as "
+                  "two zero-out steps); "
                 : "") +
             epochs;
   r.clt_mu = std::numeric_limits<double>::quiet_NaN();
