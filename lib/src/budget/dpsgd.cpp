@@ -384,6 +384,17 @@ double no_amplification_mu(const dpsgd_config& c, const std::vector<dpsgd_phase>
   return std::sqrt(mu2);
 }
 
+// What Poisson accounting of the same q, sigma and steps says (another
+// sampler: printed beside shuffled and balls-in-bins runs for contrast).
+std::vector<interval> poisson_contrast(const dpsgd_config& c) {
+  dpsgd_config poisson = c;
+  poisson.sampling = sampling_scheme::poisson;
+  const dpsgd_report pr = account_dpsgd(poisson);
+  std::vector<interval> v{pr.epsilon};
+  v.insert(v.end(), pr.more_epsilons.begin(), pr.more_epsilons.end());
+  return v;
+}
+
 // Shuffled batches (and balls-in-bins ones whose lattice is too large): a
 // certified LOWER bound (dpsgd.hpp), one law per whole epoch of each phase;
 // the upper bound without amplification
@@ -432,12 +443,7 @@ void account_one_step_per_epoch(const dpsgd_config& c, const std::vector<dpsgd_p
   r.epsilon = lower_at(comp ? &*comp : nullptr, c.delta);
   for (double d : c.more_deltas) r.more_epsilons.push_back(lower_at(comp ? &*comp : nullptr, d));
   r.upper_certified = upper.has_value();
-  dpsgd_config poisson = c;
-  poisson.sampling = sampling_scheme::poisson;
-  const dpsgd_report pr = account_dpsgd(poisson);
-  r.poisson_epsilons = {pr.epsilon};
-  r.poisson_epsilons.insert(r.poisson_epsilons.end(), pr.more_epsilons.begin(),
-                            pr.more_epsilons.end());
+  r.poisson_epsilons = poisson_contrast(c);
   const bool bins = c.sampling == sampling_scheme::balls_in_bins;
   const std::string up_text =
       upper ? "certified UPPER bound crediting NO amplification (G_{D/sigma} per epoch touched, "
@@ -533,12 +539,7 @@ void account_balls_in_bins(const dpsgd_config& c, const std::vector<dpsgd_phase>
   r.epsilon = at(c.delta);
   for (double d : c.more_deltas) r.more_epsilons.push_back(at(d));
   r.upper_certified = true;
-  dpsgd_config poisson = c;
-  poisson.sampling = sampling_scheme::poisson;
-  const dpsgd_report pr = account_dpsgd(poisson);
-  r.poisson_epsilons = {pr.epsilon};
-  r.poisson_epsilons.insert(r.poisson_epsilons.end(), pr.more_epsilons.begin(),
-                            pr.more_epsilons.end());
+  r.poisson_epsilons = poisson_contrast(c);
   std::string epochs;
   for (const auto& t : terms)
     epochs += (epochs.empty() ? "" : " + ") + std::to_string(t.times) + " x " + t.text;

@@ -52,6 +52,14 @@ ledger_form ledger_of_polygon(const std::string& key_name, const stored_points* 
   return f;
 }
 
+calibration_param calibrate_noise(const char* key, double (*start)(const spec&, double)) {
+  calibration_param c;
+  c.key = key;
+  c.smallest = true;
+  c.start = start;
+  return c;
+}
+
 calibration_param calibrate_times() {
   calibration_param c;
   c.key = "times";

@@ -51,6 +51,9 @@ ledger_form ledger_of_polygon(const std::string& key_name, const stored_points* 
 /// `times`, the repetition count, as a calibratable parameter (the largest
 /// count in [1, 1e12] that meets the target).
 calibration_param calibrate_times();
+/// A noise scale (sigma, b, ...) as a calibratable parameter (the smallest
+/// value that meets the target), with its rough start.
+calibration_param calibrate_noise(const char* key, double (*start)(const spec&, double));
 
 /// A number of the calibration probe, or `dflt` when it has none (or an
 /// unusable one: the start is only a starting point).

@@ -86,11 +86,7 @@ double start_sigma(const spec& probe, double mu) {
 }
 
 std::vector<calibration_param> calibration() {
-  calibration_param sigma;
-  sigma.key = "sigma";
-  sigma.smallest = true;
-  sigma.start = start_sigma;
-  return {sigma, kinds::calibrate_times()};
+  return {kinds::calibrate_noise("sigma", start_sigma), kinds::calibrate_times()};
 }
 
 }  // namespace
