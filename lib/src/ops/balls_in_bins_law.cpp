@@ -32,7 +32,7 @@
 //    perfectly distinguishing ones, a refinement. So every mass below only
 //    needs to be AT MOST the exact one: the lattice masses are computed by
 //    quadrature and lowered by a relative margin, Y beyond the cap c (where
-//    the shifted step exceeds it with probability < 1e-15) is left out, and
+//    the shifted step exceeds it with probability 1e-13) is left out, and
 //    the t-fold convolution is computed by long-double FFTs certified from
 //    below (positive_convolution.hpp), each partial sum kept on a window that
 //    holds all but a negligible part of it.
@@ -122,8 +122,7 @@ std::shared_ptr<const loss_law> lattice_sum_law(const lattice_plan& p, const win
   const window_seq rest = sum_of_steps(p, one, steps - 1);
   std::int64_t lo = 0, hi = 0;
   window_of(p, steps, lo, hi);
-  const window_seq pm = detail::convolve_lower(rest, one, lo, hi);
-  const window_seq qm = detail::convolve_lower(rest, first_moments(p, one), lo, hi);
+  const auto [pm, qm] = detail::convolve_lower_twice(rest, one, first_moments(p, one), lo, hi);
   const double t = static_cast<double>(steps);
   std::vector<loss_atom> atoms;
   atoms.reserve(pm.v.size());

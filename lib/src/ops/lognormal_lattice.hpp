@@ -19,7 +19,7 @@
 namespace fdp::detail {
 
 /// The shifted step's Q-mass above the cap (left out).
-inline constexpr double kLatticeCapTail = 1e-15;
+inline constexpr double kLatticeCapTail = 1e-13;
 /// Relative margin under the quadrature's masses (its error is below 1e-14).
 inline constexpr double kLatticeMargin = 1e-13;
 

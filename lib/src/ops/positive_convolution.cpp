@@ -40,13 +40,23 @@ class long_double_fft {
   long_double_fft(const long_double_fft&) = delete;
   long_double_fft& operator=(const long_double_fft&) = delete;
 
-  // The circular convolution of a and b (each zero-padded to n), times n.
-  const long double* convolve(const std::vector<double>& a, const std::vector<double>& b) {
+  // Keeps the spectrum of a (zero-padded to n) for the products below.
+  void transform(const std::vector<double>& a) {
     load(a);
     fftwl_execute(fwd_);
     for (std::size_t j = 0; j < spec_a_.size(); ++j) spec_a_[j] = {out_[j][0], out_[j][1]};
-    load(b);
-    fftwl_execute(fwd_);
+  }
+
+  // The circular convolution of a (transform) and b, times n; b null: a
+  // with itself (one transform fewer). Valid until the next call.
+  const long double* times(const std::vector<double>* b) {
+    if (b) {
+      load(*b);
+      fftwl_execute(fwd_);
+    } else {
+      for (std::size_t j = 0; j < spec_a_.size(); ++j)
+        out_[j][0] = spec_a_[j].first, out_[j][1] = spec_a_[j].second;
+    }
     for (std::size_t j = 0; j < spec_a_.size(); ++j) {
       const long double re = out_[j][0], im = out_[j][1];
       const long double ar = spec_a_[j].first, ai = spec_a_[j].second;
@@ -107,31 +117,68 @@ double to_double_down(long double x) {
 //          + ||a||_2 ||b||_1) + 4u ||a||_1 ||b||_1.
 // (Spread-out laws have 2-norms far below their 1-norms: the bound is ~10x
 // below the elementwise one.)
+namespace {
+
+// The product's window [lo, hi] (clipped to its support) and the FFT length.
+struct product_plan {
+  std::int64_t k0 = 0, lo = 0, hi = -1, n = 64;
+};
+
+product_plan plan_product(const window_seq& a, const window_seq& b, std::int64_t lo,
+                          std::int64_t hi) {
+  product_plan p;
+  const std::int64_t full = static_cast<std::int64_t>(a.v.size() + b.v.size()) - 1;
+  p.k0 = a.k0 + b.k0;
+  p.lo = std::max(lo, p.k0);
+  p.hi = std::min(hi, p.k0 + full - 1);
+  while (p.n < full) p.n *= 2;
+  return p;
+}
+
+// The computed product c (times n) lowered by the error bound of a * b.
+window_seq lowered(const long double* c, const product_plan& p, const window_seq& a,
+                   const window_seq& b) {
+  const long double u = LDBL_EPSILON / 2;
+  const long double gamma = 10 * u * std::log2(static_cast<long double>(p.n));
+  const norms na = norms_of(a.v), nb = norms_of(b.v);
+  const long double err =
+      gamma * (2 * na.l2 * nb.l1 + na.l1 * nb.l2 +
+               gamma * std::sqrt(static_cast<long double>(p.n)) * na.l2 * nb.l2) +
+      4 * u * na.l1 * nb.l1;
+  const long double inv_n = 1.0L / static_cast<long double>(p.n);
+  window_seq r;
+  r.k0 = p.lo;
+  r.v.resize(static_cast<std::size_t>(p.hi - p.lo + 1));
+  for (std::int64_t k = p.lo; k <= p.hi; ++k)
+    r.v[static_cast<std::size_t>(k - p.lo)] = to_double_down(c[k - p.k0] * inv_n - err);
+  return r;
+}
+
+}  // namespace
+
 window_seq convolve_lower(const window_seq& a, const window_seq& b, std::int64_t lo,
                           std::int64_t hi) {
-  window_seq r;
-  if (a.v.empty() || b.v.empty()) return r;
-  const std::int64_t full = static_cast<std::int64_t>(a.v.size() + b.v.size()) - 1;
-  const std::int64_t k0 = a.k0 + b.k0;
-  lo = std::max(lo, k0);
-  hi = std::min(hi, k0 + full - 1);
-  r.k0 = lo;
-  if (hi < lo) return r;
-  std::int64_t n = 64;
-  while (n < full) n *= 2;
-  long_double_fft fft(n);
-  const long double* c = fft.convolve(a.v, b.v);
-  const long double u = LDBL_EPSILON / 2;
-  const long double gamma = 10 * u * std::log2(static_cast<long double>(n));
-  const norms na = norms_of(a.v), nb = norms_of(b.v);
-  const long double err = gamma * (2 * na.l2 * nb.l1 + na.l1 * nb.l2 +
-                                   gamma * std::sqrt(static_cast<long double>(n)) * na.l2 * nb.l2) +
-                          4 * u * na.l1 * nb.l1;
-  const long double inv_n = 1.0L / static_cast<long double>(n);
-  r.v.resize(static_cast<std::size_t>(hi - lo + 1));
-  for (std::int64_t k = lo; k <= hi; ++k)
-    r.v[static_cast<std::size_t>(k - lo)] = to_double_down(c[k - k0] * inv_n - err);
-  return r;
+  if (a.v.empty() || b.v.empty()) return {lo, {}};
+  const product_plan p = plan_product(a, b, lo, hi);
+  if (p.hi < p.lo) return {p.lo, {}};
+  long_double_fft fft(p.n);
+  fft.transform(a.v);
+  return lowered(fft.times(&a == &b ? nullptr : &b.v), p, a, b);
+}
+
+std::pair<window_seq, window_seq> convolve_lower_twice(const window_seq& a, const window_seq& b1,
+                                                       const window_seq& b2, std::int64_t lo,
+                                                       std::int64_t hi) {
+  const product_plan p = plan_product(a, b1.v.size() >= b2.v.size() ? b1 : b2, lo, hi);
+  if (a.v.empty() || b1.v.empty() || b2.v.empty() || p.hi < p.lo) return {};
+  long_double_fft fft(p.n);
+  fft.transform(a.v);
+  // (both products fit the longer one's length; each keeps its own window)
+  product_plan p1 = plan_product(a, b1, lo, hi), p2 = plan_product(a, b2, lo, hi);
+  p1.n = p2.n = p.n;
+  window_seq r1 = lowered(fft.times(&b1.v), p1, a, b1);
+  window_seq r2 = lowered(fft.times(&b2.v), p2, a, b2);
+  return {std::move(r1), std::move(r2)};
 }
 
 }  // namespace fdp::detail

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 namespace fdp::detail {
@@ -27,5 +28,10 @@ struct window_seq {
 /// still a lower bound, entrywise). Requires a, b >= 0.
 window_seq convolve_lower(const window_seq& a, const window_seq& b, std::int64_t lo,
                           std::int64_t hi);
+
+/// a * b1 and a * b2 on the same window, as above, sharing a's transform.
+std::pair<window_seq, window_seq> convolve_lower_twice(const window_seq& a, const window_seq& b1,
+                                                       const window_seq& b2, std::int64_t lo,
+                                                       std::int64_t hi);
 
 }  // namespace fdp::detail
