@@ -9,13 +9,19 @@
 //   * the lattice cells' masses against mpmath (tests/golden/lognormal_cells.csv,
 //     gen_lognormal_cells.py): within 5e-14, below the 1e-13 margin that
 //     keeps them under the exact ones.
-//   * the spec kind composes what fdp dpsgd does; the ledger agrees.
+//   * the spec kind composes what fdp dpsgd does; the ledger agrees;
+//   * other accountants' bounds (Feldman & Shenfeld's RA_PLD and RDP bound,
+//     dp_accounting's balls-and-bins lower bound; tests/golden/
+//     random_allocation_anchors.csv): every upper bound of theirs is at or
+//     above fdp's lower end, every lower bound at or below fdp's upper end.
 // The two-step epoch against its profile computed by quadrature, and the
 // MNIST-like run's width, are in budget_dpsgd_test.cpp.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <string>
 #include <random>
 #include <stdexcept>
 #include <vector>
@@ -168,8 +174,40 @@ TEST(BallsInBinsKind, RefusesBadKeys) {
   EXPECT_THROW(compose({parse_spec("balls-in-bins:sigma=1.1,times=60")}), std::invalid_argument);
   EXPECT_THROW(compose({parse_spec("balls-in-bins:sigma=1.1,steps=2.5")}), std::invalid_argument);
   EXPECT_THROW(compose({parse_spec("balls-in-bins:sigma=0,steps=10")}), std::invalid_argument);
-  // a lattice beyond 2^22 points: refused by name, not truncated
-  EXPECT_THROW(compose({parse_spec("balls-in-bins:sigma=0.3,steps=2")}), std::invalid_argument);
+}
+
+// Where the lattice cannot serve (small sigma: its step would pass sd(Y)/2),
+// the bracket falls back to valid looser laws: the Gaussian above, the max
+// statistic below; quickly.
+TEST(BallsInBinsKind, SmallSigmaFallsBackToLooserValidLaws) {
+  const interval e =
+      compose({parse_spec("balls-in-bins:sigma=0.5,steps=235,times=4")}).epsilon(1e-5);
+  EXPECT_NEAR(e.upper, gdp_eps(2.0 * 2.0, 1e-5), 1e-3 * e.upper);
+  EXPECT_GT(e.lower, 0.0);
+  EXPECT_LT(e.lower, e.upper);
+  EXPECT_TRUE(balls_in_bins_laws(0.5, 235).upper == nullptr);
+}
+
+TEST(BallsInBinsAnchors, OtherAccountantsBoundsAgree) {
+  const test::golden_table t = test::load_golden("random_allocation_anchors.csv");
+  const bool quick = std::getenv("FDP_SWEEP_QUICK") != nullptr;  // (sanitizer runs)
+  auto number = [&](const std::vector<std::string>& row, const char* col) {
+    const std::string& v = row[t.column(col)];
+    return v.empty() ? std::nan("") : test::to_double(v);
+  };
+  for (const auto& row : t.rows) {
+    const std::string name = row[t.column("case")];
+    if (quick && (name == "mnist" || name == "s3b" || name == "c")) continue;
+    const spec s = parse_spec("balls-in-bins:sigma=" + row[t.column("sigma")] + ",steps=" +
+                              row[t.column("steps")] + ",times=" + row[t.column("epochs")]);
+    const interval e = compose({s}).epsilon(number(row, "delta"));
+    SCOPED_TRACE(name + ": fdp [" + std::to_string(e.lower) + ", " + std::to_string(e.upper) + "]");
+    for (const char* up : {"ra_pld_upper", "rdp_upper"})
+      if (!std::isnan(number(row, up))) EXPECT_LE(e.lower, number(row, up)) << up;
+    for (const char* lo : {"ra_pld_lower", "bnb_lower"})
+      if (!std::isnan(number(row, lo))) EXPECT_GE(e.upper, number(row, lo)) << lo;
+    EXPECT_LT(e.upper, 1.01 * e.lower);
+  }
 }
 
 TEST(BallsInBinsLaw, RefusesBadParameters) {

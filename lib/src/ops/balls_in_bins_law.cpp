@@ -65,7 +65,8 @@ using detail::window_seq;
 // + cap]: for nonnegative summands P(S < ES - x) <= exp(-x^2 / (2 n E Y^2))
 // (a one-sided Bernstein bound), e^{-z^2/2} ~ 2.6e-18 at z = 9.
 constexpr double kWindowZ = 9.0;
-// Largest window (points) of the final sum; beyond it no law is built.
+// Largest window (points) of the final sum (long epochs); beyond it no law
+// is built.
 constexpr std::int64_t kMaxPoints = std::int64_t(1) << 22;
 
 // The window kept for a partial sum of n steps.
@@ -183,14 +184,16 @@ law_bracket build_laws(double sigma, std::int64_t steps, bool upper, bool lower)
     return {upper ? g : nullptr, lower ? g : nullptr};
   }
   const lattice_plan p = detail::plan_lattice(1.0 / sigma, steps);
-  if (p.cells > kMaxPoints) return {};
   std::int64_t lo = 0, hi = 0;
   window_of(p, steps, lo, hi);
-  if (hi - lo > kMaxPoints) return {};
+  if (p.coarse || hi - lo > kMaxPoints) return {};
   law_bracket r;
   if (upper) r.upper = lattice_sum_law(p, detail::spread_pmf(p), steps, "upper law, a refinement");
   if (lower)
     r.lower = lattice_sum_law(p, detail::contraction_pmf(p), steps, "lower law, a garbling");
+  // (an upper law with P-mass at loss -inf beyond 1e-10, where h could not
+  // be fine enough near 0 for few steps, would floor delta: left out)
+  if (r.upper && r.upper->p_neg_inf() > 1e-10) r.upper = nullptr;
   return r;
 }
 

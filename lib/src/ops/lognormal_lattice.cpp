@@ -61,13 +61,17 @@ lattice_plan plan_lattice(double mu, std::int64_t steps) {
   // for four times the work)
   double want = std::max(0.08 * sd, p.cap / 131072.0);
   // The spread sends Y <= h partly to 0, where Q' has no mass: keep
-  // P(every step <= h) = Phi(x_h)^t below 1e-10 (it is a floor under the
-  // upper side's delta in the other order).
+  // P(every step <= h) = Phi(x_h)^t below 1e-10 where that costs at most
+  // kLatticeMaxCells (it is a floor under the upper side's delta in the
+  // other order; balls_in_bins_law.cpp checks what it came to).
   const double x_zero = norm_quantile(std::pow(1e-10, 1.0 / static_cast<double>(steps)));
   want = std::min(want, std::exp(x_zero * mu - 0.5 * mu * mu));
   p.h = std::exp2(std::floor(std::log2(want)));
-  // (far too many cells is reported as 2^62: the caller refuses it)
-  p.cells = static_cast<std::int64_t>(std::min(std::ceil(p.cap / p.h), 0x1p62));
+  const double fewest =
+      p.cap / static_cast<double>(steps <= 16 ? kLatticeMaxCellsShort : kLatticeMaxCells);
+  if (p.h < fewest) p.h = std::exp2(std::ceil(std::log2(fewest)));
+  p.cells = static_cast<std::int64_t>(std::ceil(p.cap / p.h));
+  p.coarse = p.h > 0.5 * sd;
   return p;
 }
 

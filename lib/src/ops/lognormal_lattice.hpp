@@ -23,15 +23,25 @@ inline constexpr double kLatticeCapTail = 1e-13;
 /// Relative margin under the quadrature's masses (its error is below 1e-14).
 inline constexpr double kLatticeMargin = 1e-13;
 
+/// Most lattice cells of one step (the cap is reached with a coarser h);
+/// short epochs (<= 16 steps, a few convolutions) may use 2x more, as the
+/// h that keeps P(every step <= h) small is finer there.
+inline constexpr std::int64_t kLatticeMaxCells = std::int64_t(1) << 18;
+inline constexpr std::int64_t kLatticeMaxCellsShort = std::int64_t(1) << 19;
+
 struct lattice_plan {
   double mu = 0.0, h = 0.0, cap = 0.0, second_moment = 0.0;
   std::int64_t cells = 0;  ///< lattice points 0..cells
+  /// h above half of sd(Y): the lattice cannot resolve the bulk of Y (large
+  /// mu, a heavy tail to reach); its laws would be valid but useless.
+  bool coarse = false;
 };
 
 /// The lattice for mu = D / sigma and an epoch of `steps` steps: h a power of
 /// two near 0.08 sd(Y) (smaller when P(every step <= h) could pass 1e-10,
-/// coarser when the cap needs more than 2^17 cells), the cap where the
-/// shifted step's tail is kLatticeCapTail.
+/// coarser when the cap needs more than 2^17 cells, never more than
+/// kLatticeMaxCells), the cap where the shifted step's tail is
+/// kLatticeCapTail.
 lattice_plan plan_lattice(double mu, std::int64_t steps);
 
 /// One cell [k h, (k+1) h] of Y's law: its P-mass and its first moments

@@ -109,8 +109,11 @@ struct law_bracket {
 /// zero-out neighbours). That pair has no closed form; the two laws are
 /// exactly known pairs on a lattice, one less private (a refinement) and one
 /// more private (a garbling), so their compositions bracket the truth
-/// (balls_in_bins_law.cpp). Both null when the lattice would exceed 2^22
-/// points (very small sigma with very many steps). t = 1: the Gaussian pair.
+/// (balls_in_bins_law.cpp). Both null when the lattice cannot serve: its
+/// step would pass sd(Y)/2 (sigma below ~0.7: the heavy tail to reach) or
+/// the epoch's sum would pass 2^22 points; the upper one null also when it
+/// would put more than 1e-10 of P at loss -inf (few steps, small sigma).
+/// Callers fall back to looser valid laws. t = 1: the Gaussian pair.
 /// `upper` / `lower` false: that side is not built (left null). rho < 1:
 /// the record is in the epoch's steps only with probability rho (else in
 /// none of them): the pair (P, (1 - rho) P + rho Q), e.g. the full batches

@@ -8,7 +8,10 @@
 // side is the refinement, its lower side the garbling. Under replace-one the
 // upper side credits no amplification, G_{2d/sigma} (the record's two
 // gradients in the same step), and the lower side is the zero-out pair of the
-// record's own bound d (replacing it by a record with zero gradient).
+// record's own bound d (replacing it by a record with zero gradient). Where
+// the lattice cannot serve (sigma below ~0.7, or few steps with small sigma)
+// the bracket is looser but still certified: no amplification above, the
+// maximum of the epoch's outputs below.
 #include <cmath>
 #include <string>
 #include <utility>
@@ -42,21 +45,24 @@ params params_of(const spec& s) {
   return p;
 }
 
-law_bracket laws_of(const spec& s, const params& p) {
+// The lattice laws, or where the lattice cannot serve (small sigma, few
+// steps) the looser valid ones: no amplification above (G_{d/sigma}), the
+// maximum of the epoch's outputs below (a garbling). Replace-one: G_{2d/sigma}
+// above (the record's two gradients in its one step).
+law_bracket laws_of(const params& p) {
   const bool ro = p.rel == neighbour_relation::replace_one;
   law_bracket b = balls_in_bins_laws(p.sigma / p.d, p.steps, !ro, true);
-  if (!b.lower || (!ro && !b.upper))
-    throw std::invalid_argument("spec '" + s.text +
-                                "': its lattice would pass 2^22 points (sigma / sensitivity "
-                                "too small for this many steps); use fdp dpsgd, which falls "
-                                "back to a looser bracket");
-  if (ro) b.upper = std::shared_ptr<const loss_law>(make_law(gaussian(2.0 * p.d / p.sigma)));
+  if (ro || !b.upper)
+    b.upper = std::shared_ptr<const loss_law>(make_law(gaussian((ro ? 2.0 : 1.0) * p.d / p.sigma)));
+  if (!b.lower)
+    b.lower = std::shared_ptr<const loss_law>(
+        max_shift_law(p.sigma / p.d, static_cast<double>(p.steps), 1.0));
   return b;
 }
 
 compose_term term(const spec& s) {
   const params p = params_of(s);
-  const law_bracket b = laws_of(s, p);
+  const law_bracket b = laws_of(p);
   compose_term t;
   t.law = b.upper;
   t.law_opt = b.lower;
@@ -70,7 +76,7 @@ compose_term term(const spec& s) {
 // side (a garbling of the true pair, as the ledger's `garble` must be).
 ledger_form ledger(const spec& s, const kinds::stored_points*) {
   const params p = params_of(s);
-  const law_bracket b = laws_of(s, p);
+  const law_bracket b = laws_of(p);
   ledger_form f;
   f.key_name = "balls-in-bins-" + to_string(p.rel);
   f.key_values = {{"s", p.sigma / p.d}, {"steps", static_cast<double>(p.steps)}};
