@@ -1,6 +1,6 @@
-// balls_in_bins_law (fdp/ops/loss_law.hpp): a certified UPPER law for one
-// epoch of balls-in-bins batches (each record in one uniformly chosen step
-// of t), Gaussian noise.
+// balls_in_bins_laws (fdp/ops/loss_law.hpp): certified upper and lower laws
+// for one epoch of balls-in-bins batches (each record in one uniformly
+// chosen step of t), Gaussian noise.
 //
 // The pair. Chua, Ghazi, Harrison, Kamath, Kumar, Leeman, Manurangsi, Sinha
 // & Zhang ("Balls-and-Bins Sampling for DP-SGD", AISTATS 2025) show that the
@@ -13,9 +13,9 @@
 //
 // Its likelihood ratio is dQ/dP = S/t with S = sum_i Y_i, Y_i = e^{mu x_i -
 // mu^2/2} iid under P (lognormal, mean 1), so the pair is determined by the
-// law of S. No closed form; this file builds a pair that is provably LESS
-// private (so the composed bounds stay upper bounds) with exactly known
-// masses:
+// law of S. No closed form; this file builds two pairs with exactly known
+// masses, one provably LESS private (the upper side: composed bounds stay
+// upper bounds) and one provably MORE private (the lower side):
 //
 // 1. Spread. Send each Y to the lattice h N by a mean-preserving split
 //    between the two lattice points around it (weight (Y - (k-1)h)/h to kh).
@@ -36,10 +36,15 @@
 //    the t-fold convolution is computed by long-double FFTs certified from
 //    below (positive_convolution.hpp), each partial sum kept on a window that
 //    holds all but a negligible part of it.
+// 3. Garbling (the lower side). Each Y is sent to a lattice value v with
+//    E[Y | V = v] = v (lognormal_lattice.hpp, contraction_pmf): a
+//    post-processing whose epoch ratio is again exactly s/t. Leaving out
+//    mass at the same ratio removes outcomes, which lowers every
+//    hockey-stick divergence: the same sub-measure arithmetic serves.
 //
-// The engine then discretizes this atomic law pessimistically like any other.
-// The lower side of a balls-in-bins term is another law (max_shift_law, a
-// garbling); this one is only ever used as the upper side.
+// The engine then discretizes the two atomic laws like any other: the
+// refinement pessimistically (upper side), the garbling optimistically
+// (lower side, compose_term::law_opt).
 #include <cmath>
 #include <cstdint>
 #include <limits>
