@@ -103,7 +103,7 @@ spec_kind spec_kind_balls_in_bins() {
   k.doc =
       "one epoch of DP-SGD with balls-in-bins batches (each record in one uniformly chosen step "
       "of t); times = epochs";
-  k.example = "balls-in-bins:sigma=1.1,steps=235,times=60";
+  k.example = "balls-in-bins:sigma=2,steps=100,times=10";
   k.keys = {
       required_key("sigma", "SIGMA", kPositive, "noise multiplier (std of the noise / clip norm)"),
       required_integer_key("steps", "T", 1, 100000000,
