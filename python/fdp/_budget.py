@@ -126,7 +126,7 @@ def dpsgd(*, sigma: float, q: float, steps: int, delta=1e-5,
           sampling: str = "poisson", neighbours: str = "add-remove",
           sensitivity: float = 0.0, gdp_summary: bool = False, mu_above: float = 0.0,
           phases: Sequence = (), max_batch_size: int = 0, dataset_size: int = 0,
-          steps_per_epoch: int = 0) -> DpsgdReport:
+          steps_per_epoch: int = 0, uses: int = 0) -> DpsgdReport:
     """The certified budget of ``steps`` DP-SGD steps (as ``fdp dpsgd``).
 
     delta: one value or several. sampling: "poisson", "truncated-poisson"
@@ -135,7 +135,10 @@ def dpsgd(*, sigma: float, q: float, steps: int, delta=1e-5,
     "shuffle" (a certified lower bound; the upper end, where there is one,
     credits no amplification) or "balls-in-bins" (a two-sided bracket: see
     DpsgdReport; ``steps_per_epoch`` the loader's batches per epoch, between
-    floor(1/q) and ceil(1/q); 0: both are covered);
+    floor(1/q) and ceil(1/q); 0: both are covered) or "random-allocation"
+    (each record in exactly ``uses`` of the ``steps`` steps, chosen uniformly;
+    0: q * steps, which must then be whole; a two-sided bracket, tight when
+    steps / uses is large);
     neighbours: "add-remove", "zero-out" or "replace-one" (sensitivity 0: the relation's
     default, 1 or 2). ``phases``: further (q, sigma, steps) stretches run
     after the first, all composed. Combinations without a sound analysis
@@ -149,12 +152,13 @@ def dpsgd(*, sigma: float, q: float, steps: int, delta=1e-5,
         raise TypeError(f"steps must be an integer, not {type(steps).__name__}")
     ds = _deltas(delta)
     for name, v in (("max_batch_size", max_batch_size), ("dataset_size", dataset_size),
-                    ("steps_per_epoch", steps_per_epoch)):
+                    ("steps_per_epoch", steps_per_epoch), ("uses", uses)):
         if isinstance(v, bool) or not isinstance(v, numbers.Integral):
             raise TypeError(f"{name} must be an integer, not {type(v).__name__}")
     r = _fdp.account_dpsgd(float(q), float(sigma), steps, ds, sampling, neighbours,
                            float(sensitivity), bool(gdp_summary), float(mu_above), _phases(phases),
-                           int(max_batch_size), int(dataset_size), int(steps_per_epoch))
+                           int(max_batch_size), int(dataset_size), int(steps_per_epoch),
+                           int(uses))
     return _report(r, ds)
 
 

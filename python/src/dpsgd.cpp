@@ -71,19 +71,21 @@ void bind_dpsgd(py::module_& m) {
       [](double q, double sigma, std::int64_t steps, const std::vector<double>& deltas,
          const std::string& sampling, const std::string& neighbours, double sensitivity,
          bool gdp_summary, double mu_above, const std::vector<phase_tuple>& later,
-         std::int64_t max_batch_size, std::int64_t dataset_size, std::int64_t steps_per_epoch) {
+         std::int64_t max_batch_size, std::int64_t dataset_size, std::int64_t steps_per_epoch,
+         std::int64_t uses) {
         dpsgd_config c = config_of(q, sigma, steps, deltas, sampling, neighbours, sensitivity,
                                    gdp_summary, mu_above, later);
         c.max_batch_size = max_batch_size;  // (truncated Poisson; validated by account_dpsgd)
         c.dataset_size = dataset_size;
         c.steps_per_epoch = steps_per_epoch;  // (balls-in-bins; ignored unless it fits q)
+        c.uses = uses;                        // (random allocation; validated by account_dpsgd)
         return report_dict(c, interruptible([&] { return account_dpsgd(c); }));
       },
       py::arg("q"), py::arg("sigma"), py::arg("steps"), py::arg("deltas"),
       py::arg("sampling") = "poisson", py::arg("neighbours") = "add-remove",
       py::arg("sensitivity") = 0.0, py::arg("gdp_summary") = false, py::arg("mu_above") = 0.0,
       py::arg("later_phases") = std::vector<phase_tuple>{}, py::arg("max_batch_size") = 0,
-      py::arg("dataset_size") = 0, py::arg("steps_per_epoch") = 0);
+      py::arg("dataset_size") = 0, py::arg("steps_per_epoch") = 0, py::arg("uses") = 0);
   m.def(
       "solve_dpsgd",
       [](double target_eps, double delta, const std::string& param, double q, double sigma,

@@ -100,6 +100,23 @@ def test_dpsgd_balls_in_bins_is_two_sided_and_matches_its_spec(cli):
         fdp.dpsgd(sigma=1.0, q=0.01, steps=5, sampling="balls-in-bins", steps_per_epoch=1.5)
 
 
+def test_dpsgd_random_allocation_states_its_uses(cli):
+    # each record in 2 of 20 steps: the CLI's digits, uses named when bad
+    r = fdp.dpsgd(sigma=2.0, q=0.1, steps=20, sampling="random-allocation", uses=2)
+    assert r.upper_certified and 0 < r.epsilon.lower <= r.epsilon.upper
+    want = cli("dpsgd", "--q", "0.1", "--sigma", "2", "--steps", "20", "--delta", "1e-5",
+               "--sampling", "random-allocation", "--uses", "2")
+    e = answers(want, "epsilon")[0]
+    assert r.epsilon == (e["lower"], e["upper"])
+    assert fdp.dpsgd(sigma=2.0, q=0.1, steps=20, sampling="random-allocation").epsilon == r.epsilon
+    with pytest.raises(ValueError, match="uses"):
+        fdp.dpsgd(sigma=2.0, q=0.11, steps=20, sampling="random-allocation")
+    with pytest.raises(ValueError, match="uses"):
+        fdp.dpsgd(sigma=2.0, q=0.1, steps=20, uses=2)
+    with pytest.raises(TypeError, match="uses"):
+        fdp.dpsgd(sigma=2.0, q=0.1, steps=20, sampling="random-allocation", uses=2.5)
+
+
 def test_dpsgd_poisson_replace_one_is_the_mirrored_pair():
     # the same composition as the spec with one record's bound D/2 = 1
     r = fdp.dpsgd(sigma=1.1, q=0.01, steps=300, neighbours="replace-one")

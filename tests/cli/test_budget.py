@@ -312,9 +312,12 @@ def test_compare(fdp):
 def test_compare_samplers(fdp):
     # one run under every sampler: each row as fdp dpsgd --sampling has it,
     # digit for digit, and never a Poisson number under another label
-    spec = "subsampled-gaussian:sigma=1,q=0.01,times=500"
+    # (510 steps: q x steps = 5.1 is no whole number of uses, so the
+    # random-allocation row is the refusal; test_dpsgd_random_allocation has
+    # a run it accounts for)
+    spec = "subsampled-gaussian:sigma=1,q=0.01,times=510"
     cap = ",sampling=truncated-poisson,max-batch=15,dataset-size=1000"
-    base = ["dpsgd", "--q", "0.01", "--sigma", "1", "--steps", "500", "--delta", "1e-5"]
+    base = ["dpsgd", "--q", "0.01", "--sigma", "1", "--steps", "510", "--delta", "1e-5"]
     for neighbours, capped in (("add-remove", False), ("replace-one", False),
                                ("add-remove", True), ("zero-out", True)):
         extra = "" if neighbours == "add-remove" else ",neighbours=" + neighbours
@@ -323,8 +326,8 @@ def test_compare_samplers(fdp):
         if not j:
             continue
         rows = {r["sampling"]: r for r in j["samplers"]}
-        if sorted(rows) != ["balls-in-bins", "poisson", "shuffle", "truncated-poisson",
-                            "without-replacement"]:
+        if sorted(rows) != ["balls-in-bins", "poisson", "random-allocation", "shuffle",
+                            "truncated-poisson", "without-replacement"]:
             fail("compare --sampling all rows: %r" % j)
         if j["assumptions"]["neighbours"] != neighbours:
             fail("compare --sampling all assumptions: %r" % j["assumptions"])
@@ -338,7 +341,10 @@ def test_compare_samplers(fdp):
             d = run_json(fdp, *base, *cut, "--sampling", name, "--neighbours", neighbours,
                          expect_code=2 if "refused" in row else 0)
             if "refused" in row:
-                if d is None or "error" not in d or row["refused"] not in d["error"]["message"]:
+                reason = "--uses K" if name == "random-allocation" else row["refused"]
+                if reason not in row["refused"]:
+                    fail("compare %s random-allocation refusal: %r" % (neighbours, row))
+                if d is None or "error" not in d or reason not in d["error"]["message"]:
                     fail("compare %s %s refused, dpsgd: %r %r" % (neighbours, name, row, d))
                 continue
             if (row["queries"][0] != d["queries"][0]
@@ -362,6 +368,32 @@ def test_compare_samplers(fdp):
                "exactly one spec")
     expect_bad(fdp, ["compare", spec, "--sampling", "poisson", "--delta", "1e-5"], "'all'")
     test_dpsgd_truncated(fdp, base)
+    test_dpsgd_random_allocation(fdp)
+
+
+def test_dpsgd_random_allocation(fdp):
+    # random allocation: the uses are stated, the compare row is dpsgd's, bad input named
+    base = ["dpsgd", "--q", "0.1", "--sigma", "2", "--steps", "20", "--delta", "1e-5"]
+    j = run_json(fdp, *base, "--sampling", "random-allocation")
+    if j and (j["assumptions"].get("uses") != 2
+              or j["assumptions"]["sampling"] != "random-allocation"
+              or "Feldman & Shenfeld" not in j["route"] or not j["upper_certified"]
+              or not 0 < j["queries"][0]["epsilon"]["lower"]
+              <= j["queries"][0]["epsilon"]["upper"]):
+        fail("dpsgd random-allocation JSON: %r" % j)
+    c = run_json(fdp, "compare", "subsampled-gaussian:sigma=2,q=0.1,times=20", "--sampling",
+                 "all", "--delta", "1e-5")
+    if j and c:
+        row = [r for r in c["samplers"] if r["sampling"] == "random-allocation"]
+        if not row or row[0].get("queries", [None])[0] != j["queries"][0]:
+            fail("compare random-allocation row is not dpsgd's: %r %r" % (row, j))
+    code, out, err = run(fdp, *base, "--sampling", "random-allocation", "--uses", "4")
+    if code != 0 or "each record in exactly 4 of the run's 20 steps" not in out:
+        fail("dpsgd random-allocation text: %r %r" % (out, err))
+    expect_bad(fdp, base + ["--uses", "2"], "random-allocation only")
+    expect_bad(fdp, base + ["--sampling", "random-allocation", "--uses", "21"], "uses")
+    expect_bad(fdp, ["dpsgd", "--q", "0.11", "--sigma", "2", "--steps", "20", "--delta", "1e-5",
+                     "--sampling", "random-allocation"], "--uses K")
 
 
 def test_dpsgd_truncated(fdp, base):

@@ -20,15 +20,29 @@ struct sampler_row {
   std::string refusal;
 };
 
-const sampling_scheme kSamplers[] = {sampling_scheme::poisson, sampling_scheme::truncated_poisson,
-                                     sampling_scheme::without_replacement, sampling_scheme::shuffle,
-                                     sampling_scheme::balls_in_bins};
+const sampling_scheme kSamplers[] = {sampling_scheme::poisson,
+                                     sampling_scheme::truncated_poisson,
+                                     sampling_scheme::without_replacement,
+                                     sampling_scheme::shuffle,
+                                     sampling_scheme::balls_in_bins,
+                                     sampling_scheme::random_allocation};
 
 // A row that needs what the spec does not give (truncated Poisson's cap).
 std::string missing_input(sampling_scheme s, const dpsgd_config& base) {
   if (s == sampling_scheme::truncated_poisson && base.max_batch_size == 0)
     return "needs a batch cap: give the spec sampling=truncated-poisson,max-batch=M,"
            "dataset-size=N";
+  if (s == sampling_scheme::random_allocation) {
+    try {
+      dpsgd_config c = base;
+      c.sampling = s;
+      allocation_uses(c);
+    } catch (const std::invalid_argument&) {
+      return "needs a whole number of steps per record, q x steps = " +
+             fmt(base.q * static_cast<double>(base.steps)) +
+             " (run fdp dpsgd --sampling random-allocation --uses K)";
+    }
+  }
   return "";
 }
 
@@ -89,6 +103,13 @@ std::string what_it_is(const sampler_row& r, neighbour_relation n) {
   if (r.sampling == sampling_scheme::balls_in_bins && r.report->upper_certified)
     return "certified bracket: the zero-out pair of half the bound below, its group-2 power "
            "above (can be wide)";
+  if (r.sampling == sampling_scheme::random_allocation)
+    return n == neighbour_relation::replace_one
+               ? "certified bracket: the zero-out pair of half the bound below, its group-2 "
+                 "power above (can be wide)"
+               : "certified bracket: the true epsilon is inside (k balls-in-bins epochs of "
+                 "floor(T/k) steps above, tests on the dominating pair below; wide when T/k is "
+                 "small)";
   const bool one_step_per_epoch =
       r.sampling == sampling_scheme::shuffle || r.sampling == sampling_scheme::balls_in_bins;
   if (r.report->upper_certified && one_step_per_epoch)

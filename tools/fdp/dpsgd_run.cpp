@@ -204,6 +204,24 @@ void read_batch_cap(const args& a, dpsgd_run& run) {
   c.dataset_size = run.dataset_size;
 }
 
+// Random allocation: --uses K, each record's number of steps in the run;
+// by default the epoch count when it is whole (each record once per epoch
+// on average), else q x steps must be whole (the library checks).
+void read_uses(const args& a, dpsgd_run& run) {
+  dpsgd_config& c = run.config;
+  if (c.sampling != sampling_scheme::random_allocation) {
+    if (a.has("uses"))
+      throw usage_error("--uses applies to --sampling random-allocation only", "uses");
+    return;
+  }
+  if (a.has("uses")) {
+    c.uses = a.integer_or("uses", 0, 1, kMaxCount);
+    return;
+  }
+  const double e = run.origins.empty() ? 0.0 : run.origins.front().epochs;
+  if (e > 0 && e == std::floor(e)) c.uses = static_cast<std::int64_t>(e);
+}
+
 dpsgd_run dpsgd_run_from(const args& a) {
   if (!a.positional().empty()) throw usage_error("unexpected argument '" + a.positional()[0] + "'");
   dpsgd_run run;
@@ -230,6 +248,7 @@ dpsgd_run dpsgd_run_from(const args& a) {
     read_phases(a, run);
   else
     read_flat_phase(a, run);
+  read_uses(a, run);
   if (run.solve) {
     dpsgd_solve& s = *run.solve;
     s.dataset_size = run.dataset_size;

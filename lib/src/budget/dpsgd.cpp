@@ -14,6 +14,7 @@
 #include "fdp/ops/gdp_window.hpp"
 #include "fdp/ops/group.hpp"
 #include "fdp/ops/loss_law.hpp"
+#include "fdp/ops/random_allocation.hpp"
 
 namespace fdp {
 namespace {
@@ -39,9 +40,10 @@ sampling_scheme parse_sampling(const std::string& s) {
   if (s == "shuffle") return sampling_scheme::shuffle;
   if (s == "balls-in-bins") return sampling_scheme::balls_in_bins;
   if (s == "truncated-poisson") return sampling_scheme::truncated_poisson;
+  if (s == "random-allocation") return sampling_scheme::random_allocation;
   throw std::invalid_argument("--sampling '" + s +
                               "' must be one of poisson, truncated-poisson, without-replacement, "
-                              "shuffle, balls-in-bins");
+                              "shuffle, balls-in-bins, random-allocation");
 }
 
 std::string to_string(sampling_scheme s) {
@@ -56,6 +58,8 @@ std::string to_string(sampling_scheme s) {
       return "balls-in-bins";
     case sampling_scheme::truncated_poisson:
       return "truncated-poisson";
+    case sampling_scheme::random_allocation:
+      return "random-allocation";
   }
   return "?";
 }
@@ -133,6 +137,21 @@ double clt_mu_uniform(double p, double mu0, std::int64_t steps) {
   return std::sqrt(2.0) * p * std::sqrt(static_cast<double>(steps) * std::max(0.0, v));
 }
 
+std::int64_t allocation_uses(const dpsgd_config& c) {
+  double k = static_cast<double>(c.uses);
+  if (c.uses == 0) {
+    const double qt = c.q * static_cast<double>(c.steps);
+    k = std::round(qt);
+    if (std::fabs(qt - k) > 1e-9 * std::max(1.0, qt))
+      throw std::invalid_argument(
+          "dpsgd: uses: random-allocation needs each record's number of steps; q x steps = " +
+          fmt_exact(qt) + " is not an integer (give it: --uses K)");
+  }
+  detail::require(k >= 1 && k <= static_cast<double>(c.steps), "dpsgd", "uses", k,
+                  "must be an integer in [1, steps]");
+  return static_cast<std::int64_t>(k);
+}
+
 namespace {
 
 void validate(const dpsgd_config& c) {
@@ -163,6 +182,16 @@ void validate(const dpsgd_config& c) {
   } else if (c.max_batch_size != 0) {
     throw std::invalid_argument("dpsgd: max_batch_size applies to truncated-poisson sampling only");
   }
+  if (c.sampling != sampling_scheme::random_allocation) {
+    if (c.uses != 0)
+      throw std::invalid_argument("dpsgd: uses applies to random-allocation sampling only");
+    return;
+  }
+  if (!c.later_phases.empty())
+    throw std::invalid_argument(
+        "dpsgd: random-allocation accounts for one phase (the whole run is one round of "
+        "allocation); run it per phase with --steps and --uses");
+  allocation_uses(c);
 }
 
 // The keys that make a phase's Poisson spec another sampler's
@@ -389,6 +418,10 @@ double no_amplification_mu(const dpsgd_config& c, const std::vector<dpsgd_phase>
 std::vector<interval> poisson_contrast(const dpsgd_config& c) {
   dpsgd_config poisson = c;
   poisson.sampling = sampling_scheme::poisson;
+  // (random allocation: the rate its batches have on average, k/T)
+  if (c.sampling == sampling_scheme::random_allocation)
+    poisson.q = static_cast<double>(allocation_uses(c)) / static_cast<double>(c.steps);
+  poisson.uses = 0;
   const dpsgd_report pr = account_dpsgd(poisson);
   std::vector<interval> v{pr.epsilon};
   v.insert(v.end(), pr.more_epsilons.begin(), pr.more_epsilons.end());
@@ -557,6 +590,66 @@ void account_balls_in_bins(const dpsgd_config& c, const std::vector<dpsgd_phase>
   r.clt_formula = "no CLT estimate for balls-in-bins batches";
 }
 
+// Random allocation (each record in exactly k of the run's T steps, chosen
+// uniformly; one round). Above: Feldman & Shenfeld 2025 (arXiv:2502.08202)
+// reduce k-out-of-T allocation to the k-fold composition of 1-out-of-
+// floor(T/k) allocation (the reduction their random_allocation package
+// applies for k > 1), and 1-out-of-m is a balls-in-bins epoch of m steps,
+// bracketed by balls_in_bins_laws: its refinement composed k times. With T
+// divisible by k the reduction is easy to see: a uniform k-subset is what
+// one gets by cutting a uniformly shuffled T into k blocks of T/k and taking
+// one step of each; revealing the blocks only helps a test. Below: tests on
+// the input whose outputs are the dominating pair itself
+// (random_allocation_epsilon_lower). Replace-one as for balls-in-bins: the
+// zero-out pair of half the bound below, its group-2 power above; the bound
+// crediting no amplification (the record in k steps, G_{sqrt(k) D/sigma})
+// caps the upper end.
+void account_random_allocation(const dpsgd_config& c, dpsgd_report& r) {
+  const bool ro = c.neighbours == neighbour_relation::replace_one;
+  const double shift = ro ? 0.5 * r.sensitivity : r.sensitivity;
+  const std::int64_t k = allocation_uses(c), m = c.steps / k;
+  const law_bracket bins = balls_in_bins_laws(c.sigma / shift, m, true, false);
+  const double mu_cap = std::sqrt(static_cast<double>(k)) * r.sensitivity / c.sigma;
+  const composition cap = compose({parse_spec("gdp:mu=" + fmt_exact(mu_cap))}, options_of(c));
+  std::optional<composition> comp;
+  if (bins.upper) {
+    compose_term t;
+    t.law = bins.upper;
+    t.times = k;
+    t.text = "balls-in-bins epoch of " + std::to_string(m) + " steps";
+    comp = compose_terms({t}, options_of(c));
+  }
+  std::vector<double> deltas{c.delta};
+  deltas.insert(deltas.end(), c.more_deltas.begin(), c.more_deltas.end());
+  const std::vector<double> lower =
+      random_allocation_epsilon_lower(c.sigma / shift, c.steps, k, deltas);
+  auto at = [&](std::size_t i) {
+    double up = cap.epsilon(deltas[i]).upper;
+    if (comp)
+      up = std::min(up,
+                    ro ? group(*comp, 2).epsilon(deltas[i]).upper : comp->epsilon(deltas[i]).upper);
+    return interval{std::min(lower[i], up), up};
+  };
+  r.epsilon = at(0);
+  for (std::size_t i = 1; i < deltas.size(); ++i) r.more_epsilons.push_back(at(i));
+  r.upper_certified = true;
+  r.poisson_epsilons = poisson_contrast(c);
+  r.route =
+      "random allocation (each record in exactly " + std::to_string(k) + " of the run's " +
+      std::to_string(c.steps) + " steps, chosen uniformly): above, " +
+      (comp ? std::to_string(k) + " balls-in-bins epochs of " + std::to_string(m) +
+                  " steps (Feldman & Shenfeld 2025's reduction), each the refinement "
+                  "lattice pair of Chua et al. 2025's dominating pair"
+            : "no amplification (the lattice cannot serve at this sigma): G_{sqrt(k) D/sigma}") +
+      "; below, tests on the input whose outputs are the dominating pair (the sum of "
+      "the outputs, and of their likelihood ratios on a lattice)" +
+      (ro ? "; replace-one: the zero-out pair at half the bound below, its group-2 power "
+            "above"
+          : "");
+  r.clt_mu = std::numeric_limits<double>::quiet_NaN();
+  r.clt_formula = "no CLT estimate for random-allocation batches";
+}
+
 }  // namespace
 
 std::vector<dpsgd_phase> dpsgd_phases(const dpsgd_config& c) {
@@ -613,6 +706,8 @@ dpsgd_report account_dpsgd(const dpsgd_config& c) {
                       c.neighbours == neighbour_relation::replace_one;
   if (c.sampling == sampling_scheme::balls_in_bins)
     account_balls_in_bins(c, ps, r);
+  else if (c.sampling == sampling_scheme::random_allocation)
+    account_random_allocation(c, r);
   else if (c.sampling == sampling_scheme::shuffle)
     account_one_step_per_epoch(c, ps, r);
   else if (by_drs)

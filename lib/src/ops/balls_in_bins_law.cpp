@@ -63,59 +63,15 @@
 namespace fdp {
 namespace {
 
+using detail::first_moments;
 using detail::lattice_plan;
+using detail::sum_of_steps;
+using detail::window_of;
 using detail::window_seq;
 
-// Partial sums of n steps are kept on [n - z sqrt(n E Y^2), n + z sqrt(n E Y^2)
-// + cap]: for nonnegative summands P(S < ES - x) <= exp(-x^2 / (2 n E Y^2))
-// (a one-sided Bernstein bound), e^{-z^2/2} ~ 2.6e-18 at z = 9.
-constexpr double kWindowZ = 9.0;
 // Largest window (points) of the final sum (long epochs); beyond it no law
 // is built.
 constexpr std::int64_t kMaxPoints = std::int64_t(1) << 22;
-
-// The window kept for a partial sum of n steps.
-void window_of(const lattice_plan& p, std::int64_t n, std::int64_t& lo, std::int64_t& hi) {
-  const double nd = static_cast<double>(n);
-  const double spread = kWindowZ * std::sqrt(nd * p.second_moment);
-  lo = static_cast<std::int64_t>(std::max(0.0, std::floor((nd - spread) / p.h)));
-  hi = static_cast<std::int64_t>(std::ceil((nd + spread + p.cap) / p.h));
-}
-
-// The t-fold convolution power of one step's spread law, by squaring, each
-// partial sum on its window; every entry at most the exact one.
-window_seq sum_of_steps(const lattice_plan& p, const window_seq& one, std::int64_t t) {
-  if (t == 0) return {0, {1.0}};  // (the empty sum: 0 with probability 1)
-  window_seq result, base = one;
-  std::int64_t have = 0, base_n = 1;
-  std::int64_t lo = 0, hi = 0;
-  for (std::int64_t rest = t; rest > 0; rest >>= 1) {
-    if (rest & 1) {
-      if (have == 0) {
-        result = base;
-      } else {
-        window_of(p, have + base_n, lo, hi);
-        result = detail::convolve_lower(result, base, lo, hi);
-      }
-      have += base_n;
-    }
-    if (rest > 1) {
-      window_of(p, 2 * base_n, lo, hi);
-      base = detail::convolve_lower(base, base, lo, hi);
-      base_n *= 2;
-    }
-  }
-  return result;
-}
-
-// The lattice law's Q-side for one step, b_v = v a_v (each entry at most
-// the exact one, as a's).
-window_seq first_moments(const lattice_plan& p, const window_seq& one) {
-  window_seq b = one;
-  for (std::size_t i = 0; i < b.v.size(); ++i)
-    b.v[i] *= static_cast<double>(one.k0 + static_cast<std::int64_t>(i)) * p.h;
-  return b;
-}
 
 // The atomic law of the lattice pair of a t-step sum: P(s) = a^{*t}(s), Q(s) =
 // (s/t) P(s) = (b * a^{*(t-1)})(s) (each step is the shifted one with

@@ -75,9 +75,13 @@
 //  * balls-in-bins (each record assigned to one uniformly chosen step of the
 //    epoch, independently: batch sizes vary; Chua, Ghazi, Harrison, Leeman,
 //    Kamath, Kumar, Manurangsi, Sinha & Zhang 2025, "Balls-and-bins sampling
-//    for DP-SGD"): on the same input an epoch is exactly the same pair (the
-//    record in one uniformly placed step), so the same lower bound holds; no
-//    amplified upper bound is implemented.
+//    for DP-SGD"): each epoch by its tightly dominating pair, between two
+//    exact lattice pairs (balls_in_bins_laws, fdp/ops/loss_law.hpp): both
+//    ends certified and tight.
+//  * random-allocation (each record in exactly k of the run's T steps,
+//    chosen uniformly; Feldman & Shenfeld 2025): above, their reduction to k
+//    balls-in-bins epochs of floor(T/k) steps; below, tests on the input
+//    whose outputs are the dominating pair (fdp/ops/random_allocation.hpp).
 //
 // CLT estimate (NOT a bound). Poisson: mu_clt = q sqrt(T (e^{mu0^2} - 1)) with
 // mu0 = D/sigma (Bu, Dong, Long & Su 2020, "Deep learning with Gaussian
@@ -103,11 +107,13 @@ enum class sampling_scheme {
   without_replacement,
   shuffle,
   balls_in_bins,
-  truncated_poisson
+  truncated_poisson,
+  random_allocation
 };
 
 /// Parses "poisson" | "truncated-poisson" | "without-replacement" (alias
-/// "fixed-size") | "shuffle" | "balls-in-bins"; throws std::invalid_argument.
+/// "fixed-size") | "shuffle" | "balls-in-bins" | "random-allocation"; throws
+/// std::invalid_argument.
 sampling_scheme parse_sampling(const std::string& s);
 std::string to_string(sampling_scheme s);
 // (neighbour_relation, parse_neighbours, to_string: fdp/ops/neighbours.hpp)
@@ -142,6 +148,10 @@ struct dpsgd_config {
   /// unknown, both are covered (fewer steps on the upper side, more on the
   /// lower).
   std::int64_t steps_per_epoch = 0;
+  /// Random allocation only: each record is used in exactly `uses` of the
+  /// run's steps, chosen uniformly (the whole run is one round, one phase);
+  /// 0: q x steps, which must then be an integer (allocation_uses).
+  std::int64_t uses = 0;
   /// Sensitivity of the clipped sum in units of C; 0 = the relation's default (1 or 2).
   double sensitivity = 0.0;
   /// Target relative width of the epsilon bracket.
@@ -192,6 +202,11 @@ std::string dpsgd_phase_spec(const dpsgd_phase& p, double sensitivity,
 dpsgd_config dpsgd_config_of(const spec& s);
 /// The sensitivity used: config.sensitivity, else 1 (add-remove) or 2 (replace-one).
 double dpsgd_sensitivity(const dpsgd_config& c);
+
+/// Random allocation: each record's number of steps, config.uses or else
+/// q x steps when that is an integer (to 1e-9 relative); std::invalid_argument
+/// naming `uses` otherwise, or when it is outside [1, steps].
+std::int64_t allocation_uses(const dpsgd_config& c);
 
 /// Validates the configuration (naming the bad field) and accounts for it.
 /// Refused combinations throw std::invalid_argument with the reason.

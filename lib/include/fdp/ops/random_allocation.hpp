@@ -1,0 +1,35 @@
+// Random allocation: each record is used in exactly k of a round's t steps,
+// chosen uniformly at random without repetition (Feldman & Shenfeld 2025,
+// "Privacy amplification by random allocation", arXiv:2502.08202); k = 1 is
+// balls-in-bins. Gaussian noise: a step's output is the noisy sum of its
+// batch's clipped gradients.
+//
+// A certified LOWER bound on the round's epsilon (lib/src/ops/
+// random_allocation_lower.cpp): an adversary's test on the DP-SGD input
+// where the record's gradient is D at every step and the others' are 0, so
+// that the steps' outputs are exactly P = N(0, I_t) against Q = the uniform
+// mixture over k-subsets S of N((D / sigma) 1_S, I_t).
+// The upper side (the k-fold composition of balls-in-bins epochs of
+// floor(t/k) steps, Feldman & Shenfeld's reduction) is fdp/budget/dpsgd.cpp's.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace fdp {
+
+/// Certified lower bounds on epsilon(delta), one per entry of `deltas` (each
+/// in (0, 1)), for one round of random allocation of `uses` out of `steps`
+/// steps with noise multiplier `sigma` in units of the record's bound (both
+/// orders of the pair; add-remove and zero-out neighbours). The larger of two
+/// tests' bounds: the sum of all outputs (N(0, t) against N(k/sigma, t),
+/// closed form) and the sum of the outputs' likelihood ratios on a lattice
+/// (computed and certified from below; not where sigma is below ~0.7 or the
+/// lattice would be too large, as for balls_in_bins_laws). 0 where neither
+/// shows any leakage. Throws std::invalid_argument for sigma <= 0, steps
+/// outside [1, 1e8], uses outside [1, steps].
+std::vector<double> random_allocation_epsilon_lower(double sigma, std::int64_t steps,
+                                                    std::int64_t uses,
+                                                    const std::vector<double>& deltas);
+
+}  // namespace fdp
