@@ -5,6 +5,7 @@
 // seeded Monte Carlo of the dominating pair itself.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <stdexcept>
@@ -41,21 +42,29 @@ TEST(RandomAllocationLower, OneUseIsInsideTheBallsInBinsBracket) {
   EXPECT_GE(lo, b.lower * (1 - 1e-3));
 }
 
-// delta(eps) of the 2-of-3 pair in both orders, by seeded Monte Carlo of
-// its likelihood ratio L = (Y1 Y2 + Y1 Y3 + Y2 Y3) / 3 under P, with the
-// standard error of the larger.
+// delta(eps) of the k-of-t pair in both orders, by seeded Monte Carlo of
+// its likelihood ratio L = e_k(Y) / C(t, k) under P (e_k the elementary
+// symmetric polynomial, by its recurrence), with the standard error of the
+// larger.
 struct mc_delta {
   double value, se;
 };
 
-mc_delta two_of_three_delta(double mu, double eps, int n) {
+mc_delta allocation_delta(double mu, int t, int k, double eps, int n) {
   std::mt19937_64 rng(20261127);
   std::normal_distribution<double> z;
+  double binom = 1;
+  for (int i = 0; i < k; ++i) binom = binom * (t - i) / (i + 1);
   double s[2] = {0, 0}, s2[2] = {0, 0};
+  std::vector<double> e(static_cast<std::size_t>(k) + 1);
   for (int i = 0; i < n; ++i) {
-    double y[3];
-    for (double& v : y) v = std::exp(mu * z(rng) - 0.5 * mu * mu);
-    const double l = (y[0] * y[1] + y[0] * y[2] + y[1] * y[2]) / 3.0;
+    std::fill(e.begin(), e.end(), 0.0);
+    e[0] = 1;
+    for (int j = 0; j < t; ++j) {
+      const double y = std::exp(mu * z(rng) - 0.5 * mu * mu);
+      for (int m = k; m > 0; --m) e[static_cast<std::size_t>(m)] += y * e[m - 1];
+    }
+    const double l = e[static_cast<std::size_t>(k)] / binom;
     const double d[2] = {std::max(0.0, l - std::exp(eps)), std::max(0.0, 1 - std::exp(eps) * l)};
     for (int o = 0; o < 2; ++o) s[o] += d[o], s2[o] += d[o] * d[o];
   }
@@ -64,16 +73,24 @@ mc_delta two_of_three_delta(double mu, double eps, int n) {
   return {m, std::sqrt(std::max(0.0, s2[o] / n - m * m) / n)};
 }
 
-TEST(RandomAllocationLower, TwoOfThreeStepsIsBelowMonteCarloOfItsPair) {
-  const double sigma = 2.0, delta = 1e-3;
-  const double lo = random_allocation_epsilon_lower(sigma, 3, 2, {delta})[0];
+// Sound (at the bound the pair's delta is still >= delta, to 5 standard
+// errors) and not vacuous (5% above it the pair's delta is below delta).
+void expect_sound_and_close(double sigma, int t, int k, double delta, int n) {
+  const double lo = random_allocation_epsilon_lower(sigma, t, k, {delta})[0];
   ASSERT_GT(lo, 0.0);
-  // sound: at eps = lo the pair's delta is still >= delta (5 standard errors)
-  const mc_delta at = two_of_three_delta(1.0 / sigma, lo, 2000000);
+  const mc_delta at = allocation_delta(1.0 / sigma, t, k, lo, n);
   EXPECT_GE(at.value + 5 * at.se, delta) << "eps_lower " << lo;
-  // and not vacuous: 5% above it the pair's delta has fallen below delta
-  const mc_delta above = two_of_three_delta(1.0 / sigma, 1.05 * lo, 2000000);
+  const mc_delta above = allocation_delta(1.0 / sigma, t, k, 1.05 * lo, n);
   EXPECT_LT(above.value - 5 * above.se, delta) << "eps_lower " << lo;
+}
+
+TEST(RandomAllocationLower, TwoOfThreeStepsIsBelowMonteCarloOfItsPair) {
+  expect_sound_and_close(2.0, 3, 2, 1e-3, 2000000);
+}
+
+TEST(RandomAllocationLower, TwoOfTwentyStepsIsBelowMonteCarloOfItsPair) {
+  // (the log-ratio statistic's case: few steps per use)
+  expect_sound_and_close(1.0, 20, 2, 1e-3, 1000000);
 }
 
 TEST(RandomAllocationLower, RefusesBadParameters) {

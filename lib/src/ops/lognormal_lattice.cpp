@@ -144,48 +144,21 @@ window_seq contraction_pmf(const lattice_plan& p) {
   return s;
 }
 
-// Partial sums are kept on [mean - z sqrt(M2), mean + z sqrt(M2) + cap], M2
-// the summands' summed second moments (E Y^2 = e^{mu^2} unshifted, E_Q Y^2 =
-// e^{3 mu^2} shifted): for nonnegative summands P(S < ES - x) <= exp(-x^2 /
-// (2 M2)) (a one-sided Bernstein bound), e^{-z^2/2} ~ 2.6e-18 at z = 9.
+// Partial sums of n steps are kept on [n - z sqrt(n E Y^2), n + z sqrt(n E Y^2)
+// + cap]: for nonnegative summands P(S < ES - x) <= exp(-x^2 / (2 n E Y^2))
+// (a one-sided Bernstein bound), e^{-z^2/2} ~ 2.6e-18 at z = 9.
 constexpr double kWindowZ = 9.0;
 
-void window_of(const lattice_plan& p, std::int64_t n, std::int64_t& lo, std::int64_t& hi,
-               std::int64_t shifted) {
-  const double plain = static_cast<double>(n - shifted), moved = static_cast<double>(shifted);
-  const double mean = plain + moved * p.second_moment;
-  const double m2 = plain * p.second_moment + moved * std::pow(p.second_moment, 3.0);
-  const double spread = kWindowZ * std::sqrt(m2);
-  lo = static_cast<std::int64_t>(std::max(0.0, std::floor((mean - spread) / p.h)));
-  hi = static_cast<std::int64_t>(std::ceil((mean + spread + p.cap) / p.h));
+void window_of(const lattice_plan& p, std::int64_t n, std::int64_t& lo, std::int64_t& hi) {
+  const double nd = static_cast<double>(n);
+  const double spread = kWindowZ * std::sqrt(nd * p.second_moment);
+  lo = static_cast<std::int64_t>(std::max(0.0, std::floor((nd - spread) / p.h)));
+  hi = static_cast<std::int64_t>(std::ceil((nd + spread + p.cap) / p.h));
 }
 
-window_seq sum_of_steps(const lattice_plan& p, const window_seq& one, std::int64_t n,
-                        bool shifted) {
-  if (n == 0) return {0, {1.0}};  // (the empty sum: 0 with probability 1)
-  auto window = [&](std::int64_t m, std::int64_t& lo, std::int64_t& hi) {
-    window_of(p, m, lo, hi, shifted ? m : 0);
-  };
-  window_seq result, base = one;
-  std::int64_t have = 0, base_n = 1;
-  std::int64_t lo = 0, hi = 0;
-  for (std::int64_t rest = n; rest > 0; rest >>= 1) {
-    if (rest & 1) {
-      if (have == 0) {
-        result = base;
-      } else {
-        window(have + base_n, lo, hi);
-        result = convolve_lower(result, base, lo, hi);
-      }
-      have += base_n;
-    }
-    if (rest > 1) {
-      window(2 * base_n, lo, hi);
-      base = convolve_lower(base, base, lo, hi);
-      base_n *= 2;
-    }
-  }
-  return result;
+window_seq sum_of_steps(const lattice_plan& p, const window_seq& one, std::int64_t n) {
+  return convolution_power(
+      one, n, [&](std::int64_t m, std::int64_t& lo, std::int64_t& hi) { window_of(p, m, lo, hi); });
 }
 
 window_seq first_moments(const lattice_plan& p, const window_seq& one) {

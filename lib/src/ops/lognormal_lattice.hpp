@@ -51,18 +51,14 @@ struct cell_moments {
 };
 cell_moments lattice_cell(std::int64_t k, double h, double mu);
 
-/// The window [lo, hi] of lattice indices kept for a sum of `n` steps' Y of
-/// which `shifted` are the shifted step's (Q-side) Y: the mean plus or minus
-/// kWindowZ square roots of the summands' second moments, plus the cap above
-/// (Bernstein's bound for nonnegative summands below: all but ~1e-18).
-void window_of(const lattice_plan& p, std::int64_t n, std::int64_t& lo, std::int64_t& hi,
-               std::int64_t shifted = 0);
+/// The window [lo, hi] of lattice indices kept for a sum of n steps' Y: n
+/// plus or minus 9 sqrt(n E Y^2), plus the cap above (Bernstein's bound for
+/// nonnegative summands below: all but ~1e-18).
+void window_of(const lattice_plan& p, std::int64_t n, std::int64_t& lo, std::int64_t& hi);
 
-/// The n-fold convolution power of one step's lattice law, by squaring, each
-/// partial sum on its window (`shifted`: the law is the shifted step's);
-/// every entry at most the exact one.
-window_seq sum_of_steps(const lattice_plan& p, const window_seq& one, std::int64_t n,
-                        bool shifted = false);
+/// The n-fold convolution power of one step's lattice law, each partial sum
+/// on its window; every entry at most the exact one.
+window_seq sum_of_steps(const lattice_plan& p, const window_seq& one, std::int64_t n);
 
 /// The lattice pair's Q-side for one step, b_v = v a_v (each entry at most
 /// the exact one, as a's).

@@ -181,4 +181,28 @@ std::pair<window_seq, window_seq> convolve_lower_twice(const window_seq& a, cons
   return {std::move(r1), std::move(r2)};
 }
 
+window_seq convolution_power(const window_seq& one, std::int64_t n, const sum_window& window) {
+  if (n == 0) return {0, {1.0}};  // (the empty sum: 0 with probability 1)
+  window_seq result, base = one;
+  std::int64_t have = 0, base_n = 1;
+  std::int64_t lo = 0, hi = 0;
+  for (std::int64_t rest = n; rest > 0; rest >>= 1) {
+    if (rest & 1) {
+      if (have == 0) {
+        result = base;
+      } else {
+        window(have + base_n, lo, hi);
+        result = convolve_lower(result, base, lo, hi);
+      }
+      have += base_n;
+    }
+    if (rest > 1) {
+      window(2 * base_n, lo, hi);
+      base = convolve_lower(base, base, lo, hi);
+      base_n *= 2;
+    }
+  }
+  return result;
+}
+
 }  // namespace fdp::detail

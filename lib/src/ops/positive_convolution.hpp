@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <utility>
 #include <vector>
 
@@ -33,5 +34,13 @@ window_seq convolve_lower(const window_seq& a, const window_seq& b, std::int64_t
 std::pair<window_seq, window_seq> convolve_lower_twice(const window_seq& a, const window_seq& b1,
                                                        const window_seq& b2, std::int64_t lo,
                                                        std::int64_t hi);
+
+/// The window [lo, hi] kept for a sum of m summands.
+using sum_window = std::function<void(std::int64_t m, std::int64_t& lo, std::int64_t& hi)>;
+
+/// The n-fold convolution power of a nonnegative sequence, by squaring, each
+/// partial sum of m summands kept on window(m); every entry at most the
+/// exact one (n = 0: the point mass at 0).
+window_seq convolution_power(const window_seq& one, std::int64_t n, const sum_window& window);
 
 }  // namespace fdp::detail

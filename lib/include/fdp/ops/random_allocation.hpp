@@ -21,11 +21,12 @@ namespace fdp {
 /// Certified lower bounds on epsilon(delta), one per entry of `deltas` (each
 /// in (0, 1)), for one round of random allocation of `uses` out of `steps`
 /// steps with noise multiplier `sigma` in units of the record's bound (both
-/// orders of the pair; add-remove and zero-out neighbours). The larger of two
-/// tests' bounds: the sum of all outputs (N(0, t) against N(k/sigma, t),
-/// closed form) and the sum of the outputs' likelihood ratios on a lattice
-/// (computed and certified from below; not where sigma is below ~0.7 or the
-/// lattice would be too large, as for balls_in_bins_laws). 0 where neither
+/// orders of the pair; add-remove and zero-out neighbours). The largest of
+/// the tests' bounds: the sum of all outputs (N(0, t) against N(k/sigma, t),
+/// closed form), the sum of the outputs' likelihood ratios on a lattice and,
+/// for k > 1 with t < 64 k, the sum of their logs log(1 + z Y) (the lattice
+/// tests computed and certified from below; not where sigma is below ~0.7 or
+/// the lattice would be too large, as for balls_in_bins_laws). 0 where neither
 /// shows any leakage. Throws std::invalid_argument for sigma <= 0, steps
 /// outside [1, 1e8], uses outside [1, steps].
 std::vector<double> random_allocation_epsilon_lower(double sigma, std::int64_t steps,
