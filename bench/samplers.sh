@@ -16,7 +16,7 @@ S3B="--q 0.01 --sigma 0.8 --steps 10000 --steps-per-epoch 100 --delta 1e-5"
 printf "%-10s %-20s %-12s %-30s %8s %10s\n" setting sampler neighbours epsilon width% seconds
 for setting in MNIST S3B; do
   args=${!setting}
-  for sampler in poisson truncated-poisson without-replacement shuffle balls-in-bins; do
+  for sampler in poisson truncated-poisson without-replacement shuffle balls-in-bins random-allocation; do
     for n in add-remove zero-out replace-one; do
       extra=""
       if [ "$sampler" = truncated-poisson ]; then

@@ -294,7 +294,7 @@ FDP_REGISTER_COMMAND(command{
     "    above, K balls-in-bins epochs of floor(T/K) steps (Feldman & Shenfeld\n"
     "    2025's reduction); below, tests on the input whose outputs are the\n"
     "    dominating pair (sums of the outputs, of their likelihood ratios, of logs).\n"
-    "    Tight when T/K is large (MNIST-like over 60 epochs: 0.4% wide); for few\n"
+    "    Tight when T/K is large (MNIST-like over 60 epochs: 0.33% wide); for few\n"
     "    steps per use the reduction is loose. One phase; not solvable.\n"
 
     "--sensitivity is the largest change of the clipped sum between neighbours, in units\n"

@@ -642,7 +642,7 @@ void account_random_allocation(const dpsgd_config& c, dpsgd_report& r) {
                   "lattice pair of Chua et al. 2025's dominating pair"
             : "no amplification (the lattice cannot serve at this sigma): G_{sqrt(k) D/sigma}") +
       "; below, tests on the input whose outputs are the dominating pair (the sum of "
-      "the outputs, of their likelihood ratios on a lattice, and of their logs)" +
+      "the outputs, and of a function of their likelihood ratios on a lattice)" +
       (ro ? "; replace-one: the zero-out pair at half the bound below, its group-2 power "
             "above"
           : "");
