@@ -7,9 +7,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <numeric>
 #include <random>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "fdp/budget/dpsgd.hpp"
@@ -17,6 +19,7 @@
 #include "fdp/ops/convert.hpp"
 #include "fdp/ops/random_allocation.hpp"
 #include "fdp/ops/spec.hpp"
+#include "../golden/golden_csv.hpp"
 
 namespace fdp {
 namespace {
@@ -170,6 +173,35 @@ TEST(DpsgdRandomAllocation, BadInputNamesUses) {
   dpsgd_config phases = allocation_run(2.0, 0.05, 100, 5);
   phases.later_phases.push_back({0.05, 2.0, 100});
   EXPECT_NE(message(phases).find("one phase"), std::string::npos);
+}
+
+TEST(DpsgdRandomAllocation, OtherAccountantsAgree) {
+  // (their upper bounds are above fdp's lower end; RA_PLD at accuracy 0.01
+  // is the same reduction as fdp's upper end, to that accuracy)
+  const test::golden_table t = test::load_golden("random_allocation_k_anchors.csv");
+  const bool quick = std::getenv("FDP_SWEEP_QUICK") != nullptr;  // (sanitizer runs)
+  auto number = [&](const std::vector<std::string>& row, const char* col) {
+    const std::string& v = row[t.column(col)];
+    return v.empty() ? std::nan("") : test::to_double(v);
+  };
+  for (const auto& row : t.rows) {
+    const std::string name = row[t.column("case")];
+    if (quick && name != "k10" && name != "kt") continue;
+    dpsgd_config c =
+        allocation_run(number(row, "sigma"), 1.0, static_cast<std::int64_t>(number(row, "steps")),
+                       static_cast<std::int64_t>(number(row, "uses")));
+    c.delta = number(row, "delta");
+    const interval e = account_dpsgd(c).epsilon;
+    SCOPED_TRACE(name + ": fdp [" + std::to_string(e.lower) + ", " + std::to_string(e.upper) + "]");
+    for (const char* up : {"ra_pld_upper", "ra_pld_fine", "rdp_upper"})
+      if (!std::isnan(number(row, up))) EXPECT_LE(e.lower, number(row, up)) << up;
+    const double fine = number(row, "ra_pld_fine");
+    if (!std::isnan(fine)) {
+      EXPECT_LE(e.upper, fine);
+      EXPECT_GE(e.upper, fine - 0.02);
+    }
+    if (name == "kt") EXPECT_GE(e.upper, number(row, "ra_pld_lower"));
+  }
 }
 
 }  // namespace
