@@ -144,6 +144,18 @@ TEST(DpsgdRandomAllocation, OneUseMeetsBallsInBins) {
   EXPECT_LT(ra.epsilon.upper / ra.epsilon.lower - 1, 0.01);
 }
 
+TEST(DpsgdRandomAllocation, UnevenBlocksSitBetweenTheEvenOnes) {
+  // 2 of 21 steps: blocks of 10 and 11, between two epochs of 11 and two of 10
+  const dpsgd_report r = account_dpsgd(allocation_run(2.0, 1.0, 21, 2));
+  const double ten =
+      compose({parse_spec("balls-in-bins:sigma=2,steps=10,times=2")}).epsilon(1e-5).upper;
+  const double eleven =
+      compose({parse_spec("balls-in-bins:sigma=2,steps=11,times=2")}).epsilon(1e-5).upper;
+  EXPECT_LT(r.epsilon.upper, ten);
+  EXPECT_GT(r.epsilon.upper, eleven);
+  EXPECT_NE(r.route.find("epoch of 11 steps"), std::string::npos);
+}
+
 TEST(DpsgdRandomAllocation, ReplaceOneAndUsesFromTheRate) {
   // q x steps = 2 uses; replace-one is wider than zero-out and contains it
   dpsgd_config c = allocation_run(2.0, 0.1, 20, 0);

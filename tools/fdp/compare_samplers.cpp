@@ -65,12 +65,10 @@ std::vector<sampler_row> account_every_sampler(const dpsgd_config& base) {
     dpsgd_config c = base;
     c.sampling = s;
     if (s != sampling_scheme::truncated_poisson) c.max_batch_size = c.dataset_size = 0;
-    // (a scheme without a sound analysis under the relation, or without its
-    // input: its row gives the reason; any other bad input is the whole
-    // command's error)
-    std::string why = missing_input(s, base);
-    if (why.empty()) why = dpsgd_refusal(s, c.neighbours);
-    sampler_row row{s, std::nullopt, why};
+    // (a scheme without its input: its row gives the reason; any other bad
+    // input is the whole command's error. Every scheme has a certified
+    // route under every relation: a bracket, or shuffle's lower bound.)
+    sampler_row row{s, std::nullopt, missing_input(s, base)};
     if (row.refusal.empty()) row.report = account_dpsgd(c);
     rows.push_back(std::move(row));
   }
@@ -108,7 +106,7 @@ std::string what_it_is(const sampler_row& r, neighbour_relation n) {
                ? "certified bracket: the zero-out pair of half the bound below, its group-2 "
                  "power above (can be wide)"
                : "certified bracket: the true epsilon is inside (k balls-in-bins epochs of "
-                 "floor(T/k) steps above, tests on the dominating pair below; wide when T/k is "
+                 "about T/k steps above, tests on the dominating pair below; wide when T/k is "
                  "small)";
   const bool one_step_per_epoch =
       r.sampling == sampling_scheme::shuffle || r.sampling == sampling_scheme::balls_in_bins;

@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <limits>
 #include <optional>
+#include <string>
+#include <utility>
 
 #include "fdp/budget/subsample.hpp"
 #include "fdp/core/error.hpp"
@@ -63,10 +65,6 @@ std::string to_string(sampling_scheme s) {
   }
   return "?";
 }
-
-// (every sampler has a certified route under every relation today: the
-// upper bound, or for shuffle and balls-in-bins a lower bound only)
-std::string dpsgd_refusal(sampling_scheme, neighbour_relation) { return ""; }
 
 epoch_steps_rule parse_epoch_steps_rule(const std::string& s) {
   if (s == "ceil") return epoch_steps_rule::ceil;
@@ -169,8 +167,6 @@ void validate(const dpsgd_config& c) {
                   "dpsgd", "sensitivity", c.sensitivity, "must be finite and > 0");
   detail::require(c.mu_above == 0 || (c.mu_above > 0 && c.mu_above < 0.5), "dpsgd", "mu_above",
                   c.mu_above, "must be 0 (off) or in (0, 0.5)");
-  const std::string why = dpsgd_refusal(c.sampling, c.neighbours);
-  if (!why.empty()) throw std::invalid_argument("dpsgd: refused: " + why);
   const bool truncated = c.sampling == sampling_scheme::truncated_poisson;
   if (truncated) {
     detail::require(c.max_batch_size >= 1, "dpsgd", "max_batch_size",
@@ -591,34 +587,46 @@ void account_balls_in_bins(const dpsgd_config& c, const std::vector<dpsgd_phase>
 }
 
 // Random allocation (each record in exactly k of the run's T steps, chosen
-// uniformly; one round). Above: Feldman & Shenfeld 2025 (arXiv:2502.08202)
-// reduce k-out-of-T allocation to the k-fold composition of 1-out-of-
-// floor(T/k) allocation (the reduction their random_allocation package
-// applies for k > 1), and 1-out-of-m is a balls-in-bins epoch of m steps,
-// bracketed by balls_in_bins_laws: its refinement composed k times. With T
-// divisible by k the reduction is easy to see: a uniform k-subset is what
-// one gets by cutting a uniformly shuffled T into k blocks of T/k and taking
-// one step of each; revealing the blocks only helps a test. Below: tests on
-// the input whose outputs are the dominating pair itself
+// uniformly; one round). Above: the reduction of k-out-of-T allocation to
+// balls-in-bins epochs (Feldman & Shenfeld 2025, arXiv:2502.08202; their
+// RA_PLD composes the same epochs): cut a uniformly shuffled list of the T
+// steps into k blocks, T mod k of them of m + 1 steps and the rest of m =
+// floor(T/k), and take one uniform step of each. The k-subset so drawn has
+// a law invariant under permutations of the steps, so it is uniform: the
+// run's allocation. Revealing the blocks only helps a test, and given them
+// the round is k independent 1-out-of-block allocations, balls-in-bins
+// epochs (balls_in_bins_terms' laws, refinement side). Below: tests on the
+// input whose outputs are the dominating pair itself
 // (random_allocation_epsilon_lower). Replace-one as for balls-in-bins: the
 // zero-out pair of half the bound below, its group-2 power above; the bound
 // crediting no amplification (the record in k steps, G_{sqrt(k) D/sigma})
 // caps the upper end.
+std::optional<composition> allocation_upper(const dpsgd_config& c, double sigma, std::int64_t k,
+                                            std::string& text) {
+  const std::int64_t m = c.steps / k, longer = c.steps % k;
+  std::vector<compose_term> terms;
+  for (const auto& [size, count] : {std::pair{m, k - longer}, std::pair{m + 1, longer}}) {
+    if (count == 0) continue;
+    const law_bracket bins = balls_in_bins_laws(sigma, size, true, false);
+    if (!bins.upper) return std::nullopt;
+    compose_term t;
+    t.law = bins.upper;
+    t.times = count;
+    t.text = "balls-in-bins epoch of " + std::to_string(size) + " steps";
+    text += (text.empty() ? "" : " + ") + std::to_string(count) + " x " + t.text;
+    terms.push_back(std::move(t));
+  }
+  return compose_terms(terms, options_of(c));
+}
+
 void account_random_allocation(const dpsgd_config& c, dpsgd_report& r) {
   const bool ro = c.neighbours == neighbour_relation::replace_one;
   const double shift = ro ? 0.5 * r.sensitivity : r.sensitivity;
-  const std::int64_t k = allocation_uses(c), m = c.steps / k;
-  const law_bracket bins = balls_in_bins_laws(c.sigma / shift, m, true, false);
+  const std::int64_t k = allocation_uses(c);
   const double mu_cap = std::sqrt(static_cast<double>(k)) * r.sensitivity / c.sigma;
   const composition cap = compose({parse_spec("gdp:mu=" + fmt_exact(mu_cap))}, options_of(c));
-  std::optional<composition> comp;
-  if (bins.upper) {
-    compose_term t;
-    t.law = bins.upper;
-    t.times = k;
-    t.text = "balls-in-bins epoch of " + std::to_string(m) + " steps";
-    comp = compose_terms({t}, options_of(c));
-  }
+  std::string epochs;
+  const std::optional<composition> comp = allocation_upper(c, c.sigma / shift, k, epochs);
   std::vector<double> deltas{c.delta};
   deltas.insert(deltas.end(), c.more_deltas.begin(), c.more_deltas.end());
   const std::vector<double> lower =
@@ -637,9 +645,9 @@ void account_random_allocation(const dpsgd_config& c, dpsgd_report& r) {
   r.route =
       "random allocation (each record in exactly " + std::to_string(k) + " of the run's " +
       std::to_string(c.steps) + " steps, chosen uniformly): above, " +
-      (comp ? std::to_string(k) + " balls-in-bins epochs of " + std::to_string(m) +
-                  " steps (Feldman & Shenfeld 2025's reduction), each the refinement "
-                  "lattice pair of Chua et al. 2025's dominating pair"
+      (comp ? epochs +
+                  " (Feldman & Shenfeld 2025's reduction), each the refinement lattice pair of "
+                  "Chua et al. 2025's dominating pair"
             : "no amplification (the lattice cannot serve at this sigma): G_{sqrt(k) D/sigma}") +
       "; below, tests on the input whose outputs are the dominating pair (the sum of "
       "the outputs, and of a function of their likelihood ratios on a lattice)" +

@@ -128,8 +128,6 @@ dpsgd_solution solve_dpsgd(const dpsgd_config& c, const dpsgd_solve& w) {
         "dpsgd: solving for a parameter needs --sampling poisson (the other samplers: account "
         "for given parameters instead)");
   }
-  const std::string why = dpsgd_refusal(c.sampling, c.neighbours);
-  if (!why.empty()) throw std::invalid_argument("dpsgd: refused: " + why);
   const double d = dpsgd_sensitivity(c);
   calibration_family f;
   if (w.param == "sigma")

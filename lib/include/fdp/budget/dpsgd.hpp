@@ -80,7 +80,7 @@
 //    ends certified and tight.
 //  * random-allocation (each record in exactly k of the run's T steps,
 //    chosen uniformly; Feldman & Shenfeld 2025): above, their reduction to k
-//    balls-in-bins epochs of floor(T/k) steps; below, tests on the input
+//    balls-in-bins epochs of floor(T/k) or ceil(T/k) steps; below, tests on the input
 //    whose outputs are the dominating pair (fdp/ops/random_allocation.hpp).
 //
 // CLT estimate (NOT a bound). Poisson: mu_clt = q sqrt(T (e^{mu0^2} - 1)) with
@@ -117,9 +117,6 @@ enum class sampling_scheme {
 sampling_scheme parse_sampling(const std::string& s);
 std::string to_string(sampling_scheme s);
 // (neighbour_relation, parse_neighbours, to_string: fdp/ops/neighbours.hpp)
-
-/// "" if the combination is certified, otherwise the reason it is refused.
-std::string dpsgd_refusal(sampling_scheme s, neighbour_relation n);
 
 /// A stretch of training with one sampling rate and one noise multiplier.
 struct dpsgd_phase {
