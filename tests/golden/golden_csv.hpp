@@ -79,6 +79,13 @@ inline double to_double(const std::string& s) {
   return v;
 }
 
+/// A row's number in column `name`, NaN where the cell is blank (not available).
+inline double number_or_nan(const golden_table& t, const std::vector<std::string>& row,
+                            const std::string& name) {
+  const std::string& v = row[t.column(name)];
+  return v.empty() ? std::nan("") : to_double(v);
+}
+
 /// |computed - truth| / |truth| (absolute error when truth == 0).
 inline double rel_err(double computed, double truth) {
   if (computed == truth) return 0.0;  // also equal infinities

@@ -192,8 +192,7 @@ TEST(BallsInBinsAnchors, OtherAccountantsBoundsAgree) {
   const test::golden_table t = test::load_golden("random_allocation_anchors.csv");
   const bool quick = std::getenv("FDP_SWEEP_QUICK") != nullptr;  // (sanitizer runs)
   auto number = [&](const std::vector<std::string>& row, const char* col) {
-    const std::string& v = row[t.column(col)];
-    return v.empty() ? std::nan("") : test::to_double(v);
+    return test::number_or_nan(t, row, col);
   };
   for (const auto& row : t.rows) {
     const std::string name = row[t.column("case")];
