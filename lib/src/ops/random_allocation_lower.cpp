@@ -31,14 +31,15 @@
 //    makes close to a function of this sum; against Monte Carlo of the pair
 //    it closes most of test 2's gap (2 of 20 steps, sigma 1, delta 1e-3:
 //    1.599 -> 1.672, truth ~1.676; S3b-like, 100 of 10^4 at sigma 0.8,
-//    delta 1e-5: 8.416 -> 9.250), and g's compressed range makes it far
-//    cheaper (0.25 s against 4.4 s there). Its laws are built as 2's.
+//    delta 1e-5: 8.416 -> 9.530), and g's compressed range makes it far
+//    cheaper (0.3 s against 4.4 s there). Its laws are built as 2's.
 // Certification: the cell masses (quadrature, lognormal_lattice.hpp) and the
 // convolutions (long-double FFTs, positive_convolution.hpp) are each at most
-// the exact ones, so every tail sum computed is a lower bound; a tail is
-// bounded ABOVE by one minus the computed mass of its complement (the mass
-// the lattice left out, beyond the cap or the windows, may lie anywhere).
-// Summation rounding is added on top.
+// the exact ones, so every tail sum computed is a lower bound. A tail is
+// bounded ABOVE (tails): the stored step masses are within a relative
+// margin of the true ones, the exact convolution of the stored masses has
+// a known total (the product of the steps' totals), and a step's Y passes
+// the lattice's top with a known chance; summation rounding on top.
 #include "fdp/ops/random_allocation.hpp"
 
 #include <algorithm>
@@ -46,6 +47,7 @@
 #include <vector>
 
 #include "fdp/core/error.hpp"
+#include "fdp/core/normal.hpp"
 #include "fdp/ops/convert.hpp"
 #include "ops/lognormal_lattice.hpp"
 #include "ops/positive_convolution.hpp"
@@ -68,23 +70,33 @@ constexpr double kWindowZ = 9.0;
 struct step_law {
   window_seq p, q;
   double mean_p = 0, m2_p = 0, mean_q = 0, m2_q = 0;
+  long double total_p = 0, total_q = 0;  ///< the stored masses' sums
+  double margin = 0;                     ///< true masses are at most stored / (1 - margin)
 };
 
-void moments(const window_seq& s, double& mean, double& m2) {
-  long double m1 = 0, s2 = 0;
+// Quadrature masses agree with mpmath to 5e-14 and are stored lowered by
+// kLatticeMargin (1e-13): the true ones are at most stored / (1 - 3e-13).
+// Test 3 lowers its sums of cells by 1e-13 more.
+constexpr double kCellMargin = 3e-13, kBinnedMargin = 5e-13;
+
+void moments(const window_seq& s, long double& total, double& mean, double& m2) {
+  long double m0 = 0, m1 = 0, s2 = 0;
   for (std::size_t j = 0; j < s.v.size(); ++j) {
     const long double x = static_cast<long double>(s.k0) + j;
+    m0 += s.v[j];
     m1 += x * s.v[j];
     s2 += x * x * s.v[j];
   }
+  total = m0;
   mean = static_cast<double>(m1);
   m2 = static_cast<double>(s2);
 }
 
-step_law with_moments(window_seq p, window_seq q) {
+step_law with_moments(window_seq p, window_seq q, double margin) {
   step_law l{std::move(p), std::move(q)};
-  moments(l.p, l.mean_p, l.m2_p);
-  moments(l.q, l.mean_q, l.m2_q);
+  moments(l.p, l.total_p, l.mean_p, l.m2_p);
+  moments(l.q, l.total_q, l.mean_q, l.m2_q);
+  l.margin = margin;
   return l;
 }
 
@@ -104,12 +116,13 @@ std::pair<std::vector<double>, std::vector<double>> cell_masses(const lattice_pl
 
 // Test 2's statistic (k = 1): the cell index itself.
 step_law cell_index_law(const std::vector<double>& a, const std::vector<double>& b) {
-  return with_moments({0, a}, {0, b});
+  return with_moments({0, a}, {0, b}, kCellMargin);
 }
 
 // Test 3's statistic: floor(g(y_j) / hg), g(y) = log(1 + z y) at the cell's
 // midpoint y_j, hg a twelfth of g's spread (fewer than 2^18 values). Cells
-// sharing a value are summed in long double and rounded down.
+// sharing a value are summed in long double (at most 2^19 terms: relative
+// error below 2^19 2^-64 ~ 3e-14) and lowered by 1e-13 relative.
 step_law log_statistic_law(const lattice_plan& p, const std::vector<double>& a,
                            const std::vector<double>& b, double z) {
   auto g = [&](std::size_t j) { return std::log1p(z * (static_cast<double>(j) + 0.5) * p.h); };
@@ -127,10 +140,10 @@ step_law log_statistic_law(const lattice_plan& p, const std::vector<double>& a,
   }
   auto down = [](const std::vector<long double>& v) {
     std::vector<double> r(v.size());
-    for (std::size_t i = 0; i < v.size(); ++i) r[i] = static_cast<double>(v[i] * (1 - 1e-15L));
+    for (std::size_t i = 0; i < v.size(); ++i) r[i] = static_cast<double>(v[i] * (1 - 1e-13L));
     return r;
   };
-  return with_moments({0, down(pa)}, {0, down(qb)});
+  return with_moments({0, down(pa)}, {0, down(qb)}, kBinnedMargin);
 }
 
 // The multiples of z = k/(t-k) whose log statistics are tried: the best
@@ -184,26 +197,56 @@ std::pair<window_seq, window_seq> sum_laws(const step_law& l, std::int64_t t, st
   return {on_window(lp, lo, hi), on_window(lq, lo, hi)};
 }
 
-// Tail sums of a sub-probability law on its window: below[j] = mass of
-// indices < j, from the left; above[j] = mass of indices >= j, from the
-// right (each accumulated from its small end); `missing` bounds the mass
-// the law lacks (1 - total, plus the summation's rounding).
+// Tail sums of a computed sum law on its window: below[j] = mass of indices
+// < j, from the left; above[j] = mass of indices >= j, from the right (each
+// accumulated from its small end), every one at most the exact one. An
+// UPPER bound on a tail is (computed tail + deficit) x scale + beyond:
+//  * deficit: what the computed law lacks of the exact law of the stored
+//    (lowered) step masses, whose total is known: the product of the steps'
+//    totals (FFT deficits and windows), plus the summation's rounding;
+//  * scale: the true step masses exceed the stored ones by a relative margin
+//    M at most, so the true law of the sum is at most (1 - M)^-t times it;
+//  * beyond: the chance that some step's Y passed the cap (left out).
 struct tails {
   std::vector<long double> below, above;
-  long double missing = 0;
+  long double deficit = 0, scale = 1, beyond = 0;
+  long double upper(long double tail) const { return (tail + deficit) * scale + beyond; }
 };
 
-tails tails_of(const window_seq& s) {
+tails tails_of(const window_seq& s, long double exact_total, std::int64_t t, double margin,
+               double beyond) {
   const std::size_t n = s.v.size();
-  tails t;
-  t.below.assign(n + 1, 0.0L);
-  t.above.assign(n + 1, 0.0L);
-  for (std::size_t j = 0; j < n; ++j) t.below[j + 1] = t.below[j] + s.v[j];
-  for (std::size_t j = n; j-- > 0;) t.above[j] = t.above[j + 1] + s.v[j];
+  tails r;
+  r.below.assign(n + 1, 0.0L);
+  r.above.assign(n + 1, 0.0L);
+  for (std::size_t j = 0; j < n; ++j) r.below[j + 1] = r.below[j] + s.v[j];
+  for (std::size_t j = n; j-- > 0;) r.above[j] = r.above[j + 1] + s.v[j];
   // (n long-double additions of terms summing to <= 1: error < n 2^-64)
   const long double rounding = static_cast<long double>(n + 1) * 0x1p-63L;
-  t.missing = std::max(0.0L, 1.0L - std::max(t.below[n], t.above[0])) + rounding;
-  return t;
+  r.deficit =
+      std::max(0.0L, exact_total * (1 + 0x1p-50L) - std::min(r.below[n], r.above[0])) + rounding;
+  r.scale = std::exp(-static_cast<long double>(t) * std::log1p(-static_cast<long double>(margin))) *
+            (1 + 0x1p-50L);
+  r.beyond = beyond;
+  return r;
+}
+
+// The tails of the sum's laws under P (t plain steps) and Q (k of them
+// shifted), with what bounds them from above: the exact totals of the
+// stored step masses' convolutions, and the chance that a step's Y passed
+// the lattice's top (P(Y > top) = Phi(-x), Q(Y > top) = Phi(mu - x), x =
+// (log top + mu^2/2) / mu; shaded up).
+std::pair<tails, tails> tails_of_sums(const lattice_plan& p, const step_law& l,
+                                      const window_seq& lp, const window_seq& lq, std::int64_t t,
+                                      std::int64_t k) {
+  const double x = (std::log(static_cast<double>(p.cells) * p.h) + 0.5 * p.mu * p.mu) / p.mu;
+  const double beyond_p = norm_cdf(-x) * (1 + 1e-12), beyond_q = norm_cdf(p.mu - x) * (1 + 1e-12);
+  const auto plain = static_cast<long double>(t - k), moved = static_cast<long double>(k);
+  const long double total_p = std::exp((plain + moved) * std::log(l.total_p));
+  const long double total_q = std::exp(plain * std::log(l.total_p) + moved * std::log(l.total_q));
+  return {tails_of(lp, total_p, t, l.margin, static_cast<double>(t) * beyond_p),
+          tails_of(lq, total_q, t, l.margin,
+                   static_cast<double>(plain) * beyond_p + static_cast<double>(moved) * beyond_q)};
 }
 
 // The best eps over all thresholds of S, both orders, at one delta.
@@ -212,10 +255,10 @@ double lattice_test_bound(const tails& p, const tails& q, double delta) {
   long double best = 0.0L;
   for (std::size_t j = 0; j < p.below.size(); ++j) {
     // A = {S >= j}: Q(A) from below, P(A) from above
-    const long double qa = q.above[j] * down, pa = (p.above[j] + p.missing) * up;
+    const long double qa = q.above[j] * down, pa = p.upper(p.above[j]) * up;
     if (qa > d) best = std::max(best, std::log((qa - d) / pa));
     // A = {S < j}: P(A) from below, Q(A) from above
-    const long double pb = p.below[j] * down, qb = (q.below[j] + q.missing) * up;
+    const long double pb = p.below[j] * down, qb = q.upper(q.below[j]) * up;
     if (pb > d) best = std::max(best, std::log((pb - d) / qb));
   }
   return static_cast<double>(best);
@@ -255,7 +298,7 @@ std::vector<double> random_allocation_epsilon_lower(double sigma, std::int64_t s
   for (const step_law& l : stats) {
     const auto [lp, lq] = sum_laws(l, steps, uses);
     if (lp.v.empty()) continue;
-    const tails tp = tails_of(lp), tq = tails_of(lq);
+    const auto [tp, tq] = tails_of_sums(p, l, lp, lq, steps, uses);
     for (std::size_t i = 0; i < deltas.size(); ++i)
       eps[i] = std::max(eps[i], lattice_test_bound(tp, tq, deltas[i]));
   }
