@@ -239,8 +239,13 @@ tails tails_of(const window_seq& s, long double exact_total, std::int64_t t, dou
 std::pair<tails, tails> tails_of_sums(const lattice_plan& p, const step_law& l,
                                       const window_seq& lp, const window_seq& lq, std::int64_t t,
                                       std::int64_t k) {
-  const double x = (std::log(static_cast<double>(p.cells) * p.h) + 0.5 * p.mu * p.mu) / p.mu;
-  const double beyond_p = norm_cdf(-x) * (1 + 1e-12), beyond_q = norm_cdf(p.mu - x) * (1 + 1e-12);
+  const double top = static_cast<double>(p.cells) * p.h;
+  const double x = (std::log(top) + 0.5 * p.mu * p.mu) / p.mu;
+  // (cells stored as 0 for masses below 1e-100, cell_masses, add at most
+  // cells x 1e-100 to P and top times that to Q)
+  const double dropped = static_cast<double>(p.cells) * 1e-100;
+  const double beyond_p = norm_cdf(-x) * (1 + 1e-12) + dropped;
+  const double beyond_q = norm_cdf(p.mu - x) * (1 + 1e-12) + top * dropped;
   const auto plain = static_cast<long double>(t - k), moved = static_cast<long double>(k);
   const long double total_p = std::exp((plain + moved) * std::log(l.total_p));
   const long double total_q = std::exp(plain * std::log(l.total_p) + moved * std::log(l.total_q));
