@@ -63,15 +63,35 @@
 namespace fdp {
 namespace {
 
-using detail::first_moments;
+using detail::kMaxSumPoints;
+using detail::kSumWindowZ;
 using detail::lattice_plan;
-using detail::sum_of_steps;
-using detail::window_of;
 using detail::window_seq;
 
-// Largest window (points) of the final sum (long epochs); beyond it no law
-// is built.
-constexpr std::int64_t kMaxPoints = std::int64_t(1) << 22;
+// The window [lo, hi] of lattice indices kept for a sum of n steps' Y: n
+// -+ kSumWindowZ sqrt(n E Y^2), plus the cap above.
+void window_of(const lattice_plan& p, std::int64_t n, std::int64_t& lo, std::int64_t& hi) {
+  const double nd = static_cast<double>(n);
+  const double spread = kSumWindowZ * std::sqrt(nd * p.second_moment);
+  lo = static_cast<std::int64_t>(std::max(0.0, std::floor((nd - spread) / p.h)));
+  hi = static_cast<std::int64_t>(std::ceil((nd + spread + p.cap) / p.h));
+}
+
+// The n-fold convolution power of one step's lattice law, each partial sum
+// on its window; every entry at most the exact one.
+window_seq sum_of_steps(const lattice_plan& p, const window_seq& one, std::int64_t n) {
+  return detail::convolution_power(
+      one, n, [&](std::int64_t m, std::int64_t& lo, std::int64_t& hi) { window_of(p, m, lo, hi); });
+}
+
+// The lattice pair's Q-side for one step, b_v = v a_v (each entry at most
+// the exact one, as a's).
+window_seq first_moments(const lattice_plan& p, const window_seq& one) {
+  window_seq b = one;
+  for (std::size_t i = 0; i < b.v.size(); ++i)
+    b.v[i] *= static_cast<double>(one.k0 + static_cast<std::int64_t>(i)) * p.h;
+  return b;
+}
 
 // The atomic law of the lattice pair of a t-step sum: P(s) = a^{*t}(s), Q(s) =
 // (s/t) P(s) = (b * a^{*(t-1)})(s) (each step is the shifted one with
@@ -147,7 +167,7 @@ law_bracket build_laws(double sigma, std::int64_t steps, bool upper, bool lower)
   const lattice_plan p = detail::plan_lattice(1.0 / sigma, steps);
   std::int64_t lo = 0, hi = 0;
   window_of(p, steps, lo, hi);
-  if (p.coarse || hi - lo > kMaxPoints) return {};
+  if (p.coarse || hi - lo > kMaxSumPoints) return {};
   law_bracket r;
   if (upper) r.upper = lattice_sum_law(p, detail::spread_pmf(p), steps, "upper law, a refinement");
   if (lower)

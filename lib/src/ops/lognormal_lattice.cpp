@@ -144,28 +144,4 @@ window_seq contraction_pmf(const lattice_plan& p) {
   return s;
 }
 
-// Partial sums of n steps are kept on [n - z sqrt(n E Y^2), n + z sqrt(n E Y^2)
-// + cap]: for nonnegative summands P(S < ES - x) <= exp(-x^2 / (2 n E Y^2))
-// (a one-sided Bernstein bound), e^{-z^2/2} ~ 2.6e-18 at z = 9.
-constexpr double kWindowZ = 9.0;
-
-void window_of(const lattice_plan& p, std::int64_t n, std::int64_t& lo, std::int64_t& hi) {
-  const double nd = static_cast<double>(n);
-  const double spread = kWindowZ * std::sqrt(nd * p.second_moment);
-  lo = static_cast<std::int64_t>(std::max(0.0, std::floor((nd - spread) / p.h)));
-  hi = static_cast<std::int64_t>(std::ceil((nd + spread + p.cap) / p.h));
-}
-
-window_seq sum_of_steps(const lattice_plan& p, const window_seq& one, std::int64_t n) {
-  return convolution_power(
-      one, n, [&](std::int64_t m, std::int64_t& lo, std::int64_t& hi) { window_of(p, m, lo, hi); });
-}
-
-window_seq first_moments(const lattice_plan& p, const window_seq& one) {
-  window_seq b = one;
-  for (std::size_t i = 0; i < b.v.size(); ++i)
-    b.v[i] *= static_cast<double>(one.k0 + static_cast<std::int64_t>(i)) * p.h;
-  return b;
-}
-
 }  // namespace fdp::detail

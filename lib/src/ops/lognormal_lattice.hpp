@@ -29,6 +29,14 @@ inline constexpr double kLatticeMargin = 1e-13;
 inline constexpr std::int64_t kLatticeMaxCells = std::int64_t(1) << 18;
 inline constexpr std::int64_t kLatticeMaxCellsShort = std::int64_t(1) << 19;
 
+/// Sums of n steps' statistics are kept on their mean -+ kSumWindowZ
+/// sqrt(n E[step^2]) (plus the largest step above): for nonnegative
+/// summands P(S < ES - x) <= exp(-x^2 / (2 n E[step^2])) (a one-sided
+/// Bernstein bound), e^{-z^2/2} ~ 2.6e-18 at z = 9.
+inline constexpr double kSumWindowZ = 9.0;
+/// Most points of a sum's window (a longer one is not built).
+inline constexpr std::int64_t kMaxSumPoints = std::int64_t(1) << 22;
+
 struct lattice_plan {
   double mu = 0.0, h = 0.0, cap = 0.0, second_moment = 0.0;
   std::int64_t cells = 0;  ///< lattice points 0..cells
@@ -50,19 +58,6 @@ struct cell_moments {
   double mass = 0.0, up = 0.0, down = 0.0;
 };
 cell_moments lattice_cell(std::int64_t k, double h, double mu);
-
-/// The window [lo, hi] of lattice indices kept for a sum of n steps' Y: n
-/// plus or minus 9 sqrt(n E Y^2), plus the cap above (Bernstein's bound for
-/// nonnegative summands below: all but ~1e-18).
-void window_of(const lattice_plan& p, std::int64_t n, std::int64_t& lo, std::int64_t& hi);
-
-/// The n-fold convolution power of one step's lattice law, each partial sum
-/// on its window; every entry at most the exact one.
-window_seq sum_of_steps(const lattice_plan& p, const window_seq& one, std::int64_t n);
-
-/// The lattice pair's Q-side for one step, b_v = v a_v (each entry at most
-/// the exact one, as a's).
-window_seq first_moments(const lattice_plan& p, const window_seq& one);
 
 /// The upper side's lattice law (P-masses at 0, h, ..., cells h).
 window_seq spread_pmf(const lattice_plan& p);

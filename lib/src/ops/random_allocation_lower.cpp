@@ -58,11 +58,10 @@ namespace {
 using detail::lattice_plan;
 using detail::window_seq;
 
-// Largest window (points) of a statistic's law; beyond it the test is skipped.
-constexpr std::int64_t kMaxPoints = std::int64_t(1) << 22;
-// Partial sums are kept on mean -+ 9 sqrt(sum of second moments) (+ the
-// largest value above): Bernstein's bound for nonnegative summands.
-constexpr double kWindowZ = 9.0;
+// (a statistic's law wider than kMaxSumPoints is not built: its test is
+// skipped)
+using detail::kMaxSumPoints;
+using detail::kSumWindowZ;
 
 // One step's statistic, an integer-valued function of its Y's lattice cell:
 // P-masses and the shifted step's masses on 0 .. size-1 (each at most the
@@ -161,7 +160,7 @@ void sum_window(const step_law& l, std::int64_t plain, std::int64_t moved, std::
                 std::int64_t& hi) {
   const double n = static_cast<double>(plain), m = static_cast<double>(moved);
   const double mean = n * l.mean_p + m * l.mean_q;
-  const double spread = kWindowZ * std::sqrt(n * l.m2_p + m * l.m2_q);
+  const double spread = kSumWindowZ * std::sqrt(n * l.m2_p + m * l.m2_q);
   lo = static_cast<std::int64_t>(std::max(0.0, std::floor(mean - spread)));
   hi = static_cast<std::int64_t>(
       std::ceil(mean + spread + static_cast<double>(std::max(l.p.v.size(), l.q.v.size()))));
@@ -186,7 +185,7 @@ std::pair<window_seq, window_seq> sum_laws(const step_law& l, std::int64_t t, st
   sum_window(l, t - k, k, lo_q, hi_q);
   lo = std::min(lo, lo_q);
   hi = std::max(hi, hi_q);
-  if (hi - lo > kMaxPoints) return {};
+  if (hi - lo > kMaxSumPoints) return {};
   auto plain = [&](std::int64_t m, std::int64_t& a, std::int64_t& b) { sum_window(l, m, 0, a, b); };
   auto moved = [&](std::int64_t m, std::int64_t& a, std::int64_t& b) { sum_window(l, 0, m, a, b); };
   const window_seq rest = detail::convolution_power(l.p, t - k, plain);
