@@ -487,6 +487,12 @@ def test_tolerance_flag(fdp):
         d = answers(obj, "delta")[0]
         check(0 < d["lower"] <= d["upper"] and d["upper"] - d["lower"] <= 0.05 * d["upper"],
               "%s: delta bracket %r" % (what, d))
+        # the grid that answered it is reported beside the epsilon grid's
+        # (it is finer: the delta was asked far below the default tuning)
+        n = obj["numerics"]
+        dq = n.get("delta_queries", {})
+        check(0 < dq.get("grid_step", 0) < n["grid_step"] and dq.get("grid_points", 0) > n["grid_points"]
+              and dq.get("grid_limit") == "none", "%s: numerics %r" % (what, n))
         obj2, what2 = compose_json(fdp, "subsampled-gaussian:sigma=1,q=0.01,times=1000", "--delta", repr(d["upper"]))
         if obj2 is not None:
             e = answers(obj2, "epsilon")[0]

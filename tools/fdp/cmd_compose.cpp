@@ -108,21 +108,37 @@ bool has_subsampled(const std::vector<spec>& specs) {
 
 // How a numeric composition was computed: its grid and limits (the
 // tolerance asked and met are in "assumptions", the time in "timing").
-json numerics_json(const composition& c, const compose_options& opts) {
+json grid_json(const composition& c) {
   json g;
   g["grid_step"] = c.grid_step();
   g["grid_points"] = c.grid_size();
   g["refinements"] = c.refinements();
   g["grid_limit"] = c.grid_limit_name();
-  g["max_memory"] = opts.max_memory;
   return g;
 }
 
-void print_numerics(const composition& c, const compose_options& opts, double secs,
+// The epsilon composition's grid, and under "delta_queries" the grid of the
+// composition that answered the deltas at epsilons when they had one of
+// their own (compose_for_queries).
+json numerics_json(const query_compositions& t, const compose_options& opts) {
+  json g = grid_json(t.for_epsilons);
+  g["max_memory"] = opts.max_memory;
+  if (t.for_deltas && !t.for_deltas->is_exact()) g["delta_queries"] = grid_json(*t.for_deltas);
+  return g;
+}
+
+void print_numerics(const query_compositions& t, const compose_options& opts, double secs,
                     bool tolerance_met) {
+  const composition& c = t.for_epsilons;
   std::cout << "  (certified brackets; grid step " << fmt(c.grid_step(), 4) << ", " << c.grid_size()
-            << " points, " << fmt(secs * 1e3, 3) << " ms)\n";
-  const std::string limit = grid_limit_note(c, opts);
+            << " points";
+  if (t.for_deltas && !t.for_deltas->is_exact())
+    std::cout << "; the deltas at epsilons on a grid of their own: step "
+              << fmt(t.for_deltas->grid_step(), 4) << ", " << t.for_deltas->grid_size()
+              << " points";
+  std::cout << ", " << fmt(secs * 1e3, 3) << " ms)\n";
+  std::string limit = grid_limit_note(c, opts);
+  if (limit.empty() && t.for_deltas) limit = grid_limit_note(*t.for_deltas, opts);
   if (!tolerance_met)
     std::cout << "  note: a bracket above is wider than --tolerance " << fmt(opts.tolerance)
               << (limit.empty() ? " (the refinement stopped at its limits)" : "")
@@ -174,7 +190,7 @@ int run_compose(const args& a) {
   const bool tol_met = c.is_exact() || meets_tolerance(answers, opts.tolerance);
   if (!c.is_exact()) {
     out["assumptions"] = tolerance_json(opts.tolerance, tol_met);
-    out["numerics"] = numerics_json(c, opts);
+    out["numerics"] = numerics_json(tuned, opts);
   }
   const json relations = spec_assumptions_json(specs);
   if (!relations.empty()) out["assumptions"]["specs"] = relations;
@@ -196,7 +212,7 @@ int run_compose(const args& a) {
     std::cout << "  (GDP summary omitted: for subsampled specs it is set by the alpha -> 0 tail;\n"
                  "   --mu prints it, --mu-above A gives mu on tests with both errors >= A)\n";
   if (want_clt) print_clt(*ca, q.answered_deltas());
-  if (!c.is_exact()) print_numerics(c, opts, secs, tol_met);
+  if (!c.is_exact()) print_numerics(tuned, opts, secs, tol_met);
   return 0;
 }
 
