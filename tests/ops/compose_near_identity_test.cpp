@@ -2,7 +2,10 @@
 // repeated 10^7 times, whose one-term loss spread (~1e-5 and below) is far
 // finer than the range of its heavy right tail (losses up to ~7 matter at
 // delta 1e-9). Their first stage does not fit its 2^20-point grid at the
-// one-term resolution and is coarsened (compose_access::refine).
+// one-term resolution and is coarsened (compose_access::refine); the
+// staged bracket is then wide, and one grid of all 10^7 terms in long
+// double with the split form of the error terms is taken instead
+// (compose.cpp, one_grid_for_coarsened; docs/formulas.md 12.2-12.3).
 //
 // Truths: tests/golden/near_identity.csv, from gen_near_identity.py next to
 // it (the characteristic function of the composed privacy loss inverted by
@@ -12,8 +15,11 @@
 // perf scenarios).
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdint>
 #include <string>
+
+#include "fdp/ops/compose.hpp"
 
 #include "../golden/golden_csv.hpp"
 #include "kind_test_support.hpp"
@@ -38,10 +44,48 @@ TEST(ComposeNearIdentity, SubsampledGaussianBracketsTheTruth) {
     // (the truth is good to 1e-9 relative; 1e-6 leaves room for its digits)
     EXPECT_LE(b.lower, truth * (1 + 1e-6)) << ctx;
     EXPECT_GE(b.upper, truth * (1 - 1e-6)) << ctx;
-    // Not tight yet (the coarsened first stage's polygon gap), but far
-    // from the one coarsened grid's [0.114, 3.108]: the staged path was
-    // taken.
-    EXPECT_LT(b.upper, 2.0 * truth + 0.5) << ctx;
+    // Within the default tolerance (staged alone: [0.141, 1.498]; one
+    // coarsened grid in double: [0.114, 3.108]).
+    EXPECT_LE(b.upper - b.lower, 3e-3 * b.upper) << ctx;
+  }
+}
+
+// G_1 as 2^21 Gaussian terms of mu = sqrt(n) / sigma each, on one grid
+// (stage_min = 0): the long double transforms and the split form of the
+// error terms, against the closed form delta(eps) = Phi(-eps/mu + mu/2) -
+// e^eps Phi(-eps/mu - mu/2) of G_mu (Dong, Roth & Su 2022, Cor. 2.13),
+// solved here by bisection.
+double gdp_epsilon(double mu, double delta) {
+  const auto Phi = [](double x) { return 0.5 * std::erfc(-x / std::sqrt(2.0)); };
+  const auto d = [&](double e) {
+    return Phi(-e / mu + mu / 2) - std::exp(e) * Phi(-e / mu - mu / 2);
+  };
+  double lo = 0.0, hi = 50.0;
+  for (int i = 0; i < 200; ++i) {
+    const double mid = 0.5 * (lo + hi);
+    (d(mid) > delta ? lo : hi) = mid;
+  }
+  return 0.5 * (lo + hi);
+}
+
+TEST(ComposeNearIdentity, LongGaussianCompositionOnOneGrid) {
+  const std::int64_t n = std::int64_t(1) << 21;
+  const double sigma = 1448.0;
+  const double mu = std::sqrt(static_cast<double>(n)) / sigma;
+  compose_options o;
+  o.method = compose_method::pld;
+  o.stage_min = 0;
+  for (double delta : {1e-5, 1e-10}) {
+    o.delta_hint = delta;
+    const composition c =
+        compose({parse_spec("gaussian:sigma=1448,times=" + std::to_string(n))}, o);
+    const interval e = c.epsilon(delta);
+    const double truth = gdp_epsilon(mu, delta);
+    const std::string ctx = "delta " + std::to_string(delta) + ": [" + std::to_string(e.lower) +
+                            ", " + std::to_string(e.upper) + "], truth " + std::to_string(truth);
+    EXPECT_LE(e.lower, truth * (1 + 1e-12)) << ctx;
+    EXPECT_GE(e.upper, truth * (1 - 1e-12)) << ctx;
+    EXPECT_LE(e.upper - e.lower, 3e-3 * e.upper) << ctx;
   }
 }
 

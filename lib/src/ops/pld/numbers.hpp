@@ -13,5 +13,9 @@ inline constexpr double kU = std::numeric_limits<double>::epsilon() / 2;  // uni
 inline constexpr double kMassRel = 64 * kU;
 // Largest FFT length fdp will allocate (2^26 doubles ~ 0.5 GiB per buffer).
 inline constexpr std::int64_t kMaxGrid = std::int64_t(1) << 26;
+// Compositions of at least this many terms in all compute their transforms
+// in long double (compose_grid): double's rounding, amplified about n-fold
+// by the power, would swamp small deltas.
+inline constexpr double kLongDoubleTerms = 1 << 20;
 
 }  // namespace fdp::detail

@@ -121,6 +121,11 @@ struct window_masses {
   std::int64_t klo = 0;
   std::vector<double> m;
   double fft_l2 = 0.0, tilt = 0.0, tilt_k = 0.0;
+  /// The tilt's own rounding as a relative bound instead: every composed
+  /// mass, untilted, is within a factor [1 - tilt_rel, 1 + tilt_rel] of the
+  /// exact untilted composition of the same inputs, and fft_l2_rel bounds
+  /// the rest of the FFT error (< 0: not given; fft_l2 holds it all).
+  double tilt_rel = 0.0, fft_l2_rel = -1.0;
   std::size_t tilt_cut = 0;
   bool windowed = false;
 };
@@ -188,10 +193,21 @@ class composed_pld {
 
  private:
   void finish();
+  static void set_split_form(composed_pld& r, const detail::composition_sums& s,
+                             const detail::window_masses& w);
   std::size_t first_above(double eps) const;
   double tail_bound_above(double eps) const;
   double mass_error_above(double eps) const;
   double slack(std::size_t j) const;
+  double slack_of(std::size_t j, double l2) const;
+  /// The error terms of delta at eps (first_above(eps) = j) besides the
+  /// window tails, in the split form: the relative channel (masses'
+  /// relative errors and the tilt's rounding, rel_) on the computed delta
+  /// plus `tails`, the residuals' mass-error bound, and the FFT error
+  /// (fft_l2_rel_). Infinite when the split form is not available.
+  double split_errors(double eps, std::size_t j, double tails) const;
+  /// The smaller of the two error forms (split_errors and the absolute one).
+  double errors(double eps, std::size_t j, double tails) const;
 
   double h_ = 0, offset_ = 0;
   std::int64_t k0_ = 0;
@@ -214,6 +230,18 @@ class composed_pld {
   // (and at t = 0 in err0_)
   std::vector<double> err_k_;
   double err0_ = 0;
+  // the split form (composition_sums::mass_rel etc.): relative factor rel_
+  // on the computed masses (with the tilt's rounding), the residuals' bound
+  // (flat err0_rel_, per tilt err_rel_k_), the FFT error without the tilt's
+  // rounding (fft_l2_rel_); has_rel_ false: not available
+  // the moves' cost (move_cost_ = sum n min(h, 1) move, relative to the
+  // mass above eps of a majorant: majorant_ = prod (1 + rel + 2 move)^n
+  // times that of prod x, whose computed form the tilt's factor tilt_rel_
+  // scales, plus the residuals'; or Chernoff's, mass_bound_k_)
+  bool has_rel_ = false;
+  double rel_ = 0, err0_rel_ = 0, fft_l2_rel_ = 0;
+  double move_cost_ = 0, tilt_rel_ = 0, majorant_ = 0;
+  std::vector<double> err_rel_k_, mass_bound_k_;
   // Chernoff data: composed log-MGF at fixed t values, for tails beyond the window.
   std::vector<double> cher_t_, cher_k_;
   // min over the positive tilts t of (k_t - t eps), as the lower envelope of
@@ -223,7 +251,7 @@ class composed_pld {
     void build(const std::vector<double>& ts, const std::vector<double>& ks);
     double at(double eps) const;  // +inf without lines
   };
-  line_min tail_env_, err_env_;
+  line_min tail_env_, err_env_, err_rel_env_, mass_bound_env_;
 };
 
 /// Composes terms (pmf_i, n_i): Q-law of T(P,Q) if use_p is false, P-law

@@ -134,6 +134,46 @@ const double* real_fft::inverse(const std::complex<double>* Z) {
   return buf_.data();
 }
 
+real_fft_long::real_fft_long(std::int64_t n) : n_(n), nc_(static_cast<std::size_t>(n / 2 + 1)) {
+  in_ = static_cast<long double*>(fftwl_malloc(sizeof(long double) * static_cast<std::size_t>(n)));
+  out_ = static_cast<fftwl_complex*>(fftwl_malloc(sizeof(fftwl_complex) * nc_));
+  if (!in_ || !out_) {
+    fftwl_free(in_);
+    fftwl_free(out_);
+    throw std::bad_alloc();
+  }
+  std::lock_guard<std::mutex> lk(fftw_planner_mutex());
+  fwd_ = fftwl_plan_dft_r2c_1d(static_cast<int>(n), in_, out_, FFTW_ESTIMATE);
+  bwd_ = fftwl_plan_dft_c2r_1d(static_cast<int>(n), out_, in_, FFTW_ESTIMATE);
+}
+
+real_fft_long::~real_fft_long() {
+  {
+    std::lock_guard<std::mutex> lk(fftw_planner_mutex());
+    if (fwd_) fftwl_destroy_plan(fwd_);
+    if (bwd_) fftwl_destroy_plan(bwd_);
+  }
+  fftwl_free(in_);
+  fftwl_free(out_);
+}
+
+const std::complex<long double>* real_fft_long::forward(const std::vector<double>& x) {
+  std::fill(in_, in_ + n_, 0.0L);
+  std::copy(x.begin(), x.end(), in_);
+  fftwl_execute(fwd_);
+  // (fftwl_complex is laid out as std::complex<long double>)
+  return reinterpret_cast<const std::complex<long double>*>(out_);
+}
+
+const long double* real_fft_long::inverse(const std::complex<long double>* Z) {
+  for (std::size_t j = 0; j < nc_; ++j) {
+    out_[j][0] = Z[j].real();
+    out_[j][1] = Z[j].imag();
+  }
+  fftwl_execute(bwd_);
+  return in_;
+}
+
 std::int64_t good_size(std::int64_t n) {
   std::int64_t best = std::int64_t(1) << 62;
   for (std::int64_t p2 = 1; p2 < 2 * n + 2; p2 *= 2)

@@ -84,6 +84,34 @@ class real_fft {
   std::vector<std::complex<double>> spec_, zbuf_;
 };
 
+/// Real FFTs of length n in long double (FFTW's fftwl, 64-bit mantissa:
+/// rounding 2^11 times finer than double), for compositions so long that
+/// the double transform's rounding, amplified by the power, would swamp
+/// the answer (compose_grid). Plans are made under the planner mutex and
+/// not cached (such compositions are few and long).
+class real_fft_long {
+ public:
+  explicit real_fft_long(std::int64_t n);
+  ~real_fft_long();
+  real_fft_long(const real_fft_long&) = delete;
+  real_fft_long& operator=(const real_fft_long&) = delete;
+
+  std::int64_t size() const { return n_; }
+  std::size_t spectrum_size() const { return nc_; }
+  /// The spectrum of x (x.size() <= n), valid until the next call.
+  const std::complex<long double>* forward(const std::vector<double>& x);
+  /// The inverse transform of Z times n (multiply by inverse_scale()).
+  const long double* inverse(const std::complex<long double>* Z);
+  long double inverse_scale() const { return 1.0L / static_cast<long double>(n_); }
+
+ private:
+  std::int64_t n_;
+  std::size_t nc_;
+  long double* in_ = nullptr;
+  fftwl_complex* out_ = nullptr;
+  fftwl_plan fwd_ = nullptr, bwd_ = nullptr;
+};
+
 /// This thread's real_fft of length n, kept between calls (the last four
 /// lengths), so that repeated transforms do not allocate (fresh large
 /// blocks cost a page fault per 4 KiB on first touch).
