@@ -1,11 +1,9 @@
 #include "ops/positive_convolution.hpp"
 
-#include <fftw3.h>
-
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
-#include <mutex>
+#include <complex>
 #include <stdexcept>
 
 #include "ops/pld/spectrum.hpp"
@@ -13,70 +11,30 @@
 namespace fdp::detail {
 namespace {
 
-// fftwl buffers and plans of one length, made under the shared planner mutex
-// (FFTW's planner is not thread-safe; spectrum.hpp).
+// Products of one long-double spectrum with others (spectrum.hpp's
+// real_fft_long: fftwl plans made under the shared planner mutex).
 class long_double_fft {
  public:
-  explicit long_double_fft(std::int64_t n) : n_(n) {
-    in_ =
-        static_cast<long double*>(fftwl_malloc(sizeof(long double) * static_cast<std::size_t>(n)));
-    out_ = static_cast<fftwl_complex*>(
-        fftwl_malloc(sizeof(fftwl_complex) * static_cast<std::size_t>(n / 2 + 1)));
-    spec_a_.resize(static_cast<std::size_t>(n / 2 + 1));
-    if (!in_ || !out_) throw std::bad_alloc();
-    std::lock_guard<std::mutex> lk(fftw_planner_mutex());
-    fwd_ = fftwl_plan_dft_r2c_1d(static_cast<int>(n), in_, out_, FFTW_ESTIMATE);
-    bwd_ = fftwl_plan_dft_c2r_1d(static_cast<int>(n), out_, in_, FFTW_ESTIMATE);
-  }
-  ~long_double_fft() {
-    {
-      std::lock_guard<std::mutex> lk(fftw_planner_mutex());
-      fftwl_destroy_plan(fwd_);
-      fftwl_destroy_plan(bwd_);
-    }
-    fftwl_free(in_);
-    fftwl_free(out_);
-  }
-  long_double_fft(const long_double_fft&) = delete;
-  long_double_fft& operator=(const long_double_fft&) = delete;
+  explicit long_double_fft(std::int64_t n) : fft_(n) {}
 
   // Keeps the spectrum of a (zero-padded to n) for the products below.
   void transform(const std::vector<double>& a) {
-    load(a);
-    fftwl_execute(fwd_);
-    for (std::size_t j = 0; j < spec_a_.size(); ++j) spec_a_[j] = {out_[j][0], out_[j][1]};
+    const std::complex<long double>* X = fft_.forward(a);
+    spec_a_.assign(X, X + fft_.spectrum_size());
   }
 
   // The circular convolution of a (transform) and b, times n; b null: a
   // with itself (one transform fewer). Valid until the next call.
   const long double* times(const std::vector<double>* b) {
-    if (b) {
-      load(*b);
-      fftwl_execute(fwd_);
-    } else {
-      for (std::size_t j = 0; j < spec_a_.size(); ++j)
-        out_[j][0] = spec_a_[j].first, out_[j][1] = spec_a_[j].second;
-    }
-    for (std::size_t j = 0; j < spec_a_.size(); ++j) {
-      const long double re = out_[j][0], im = out_[j][1];
-      const long double ar = spec_a_[j].first, ai = spec_a_[j].second;
-      out_[j][0] = ar * re - ai * im;
-      out_[j][1] = ar * im + ai * re;
-    }
-    fftwl_execute(bwd_);
-    return in_;
+    prod_ = spec_a_;
+    const std::complex<long double>* Y = b ? fft_.forward(*b) : spec_a_.data();
+    for (std::size_t j = 0; j < prod_.size(); ++j) prod_[j] *= Y[j];
+    return fft_.inverse(prod_.data());
   }
 
  private:
-  void load(const std::vector<double>& x) {
-    std::fill(in_, in_ + n_, 0.0L);
-    std::copy(x.begin(), x.end(), in_);
-  }
-  std::int64_t n_;
-  long double* in_ = nullptr;
-  fftwl_complex* out_ = nullptr;
-  fftwl_plan fwd_ = nullptr, bwd_ = nullptr;
-  std::vector<std::pair<long double, long double>> spec_a_;
+  real_fft_long fft_;
+  std::vector<std::complex<long double>> spec_a_, prod_;
 };
 
 // Upper bounds on the 1- and 2-norms of v (long-double sums of a few ulps'
