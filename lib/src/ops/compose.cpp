@@ -845,14 +845,13 @@ double answer_width(const composition& c, const compose_options& opt, double del
 // terms: a one-term resolution finer than its grid allows) is set by that
 // stage's polygon gap. When the repetitions are long enough for the engine
 // to compute in long double (compose_grid), one grid of all n terms at
-// twice the coarsened first stage's step does better: its discretization
-// error is second order in h, its FFT rounding no longer n-fold in double,
-// and its mass errors count relative to the masses (composed_pld's split
-// form). P7 of the perf scenarios (a 10^7-fold subsampled Gaussian, q =
-// 1e-6, delta 1e-9): staged [0.141, 1.498], one grid at 1.1e-5 [0.95014,
-// 0.95066] around the reference 0.950313 (steps 8.4e-6 to 2e-5 all within
-// 0.15%). One pass, no refinement (a finer step would not fit the tilted
-// window); nothing when it fails.
+// twice the coarsened first stage's step can do better: its discretization
+// error is second order in h and its FFT rounding no longer n-fold in
+// double. P7 of the perf scenarios (a 10^7-fold subsampled Gaussian, q =
+// 1e-6, delta 1e-9): staged [0.141, 1.498], one grid [0.839, 1.252], set by
+// the per-atom mass-error bound (docs/formulas.md 12.3). One pass, no
+// refinement (a finer step would not fit the tilted window); nothing when
+// it fails.
 std::optional<composition> one_grid_for_coarsened(const std::vector<compose_term>& terms,
                                                   const compose_options& opt, double coarse_step) {
   double n = 0.0;

@@ -56,41 +56,18 @@ composed_pld composed_pld::from_lattice(double h, double offset, std::int64_t k0
   return r;
 }
 
-// The split form of the error terms (pld_grid.hpp, composed_pld::
-// split_errors). Notation: x the terms' computed masses, y their base
-// measures (within rel_i of x at every atom), sigma the moves, alpha the
-// residuals, so the exact discretized laws are z = y + sigma + alpha >= 0;
-// X = prod x, mu* = prod z (what delta bounds refer to), mu_hat the exact
-// composition of the computed (tilted) inputs, untilted as computed, and
-// the computed masses m = mu_hat + (FFT error).
-//  * prod y is within a factor (1 + rho_m)^{+-1} of X, rho_m = prod (1 +
-//    rel_i)^{n_i} - 1; mu_hat within [1 - t, 1 + t] of X (t: the tilt's
-//    rounding); so |prod y - mu_hat| <= (rho_m + t) / (1 - t) mu_hat.
-//  * Telescoping, mu* - prod y = sum_j [prod_{i<j} z_i] (sigma_j + alpha_j)
-//    [prod_{i>j} y_i]: the alpha parts are at most prod (y + |sigma| +
-//    alpha) - prod (y + |sigma|) (the residuals' product bound, masses
-//    M (1 + rel + move (1 + e^{-t h}))); a move s at upper atom l_k changes
-//    delta by at most min(h, 1) |s| nu{> eps - l_k} with |s| <= move_j x_k,
-//    so term j's moves by min(h, 1) move_j (x_j * nu_j){> eps}. There
-//    x_j * nu_j <= prod (y + |sigma| + alpha) <= prod ((1 + rel + move) x +
-//    move S x + alpha), S x the measure x moved down by h (|sigma| at atom
-//    k is at most move (x_k + x_{k+1})); moving S x back up only adds mass
-//    above eps, so its mass above eps is at most prod (1 + rel + 2 move)^n
-//    X{> eps} plus the residuals' product bound, with X{> eps} <= (m{> eps}
-//    + FFT error) / (1 - t) + tails; or, by Chernoff, e^{-t eps} times the
-//    residuals' product bound's prod (M + D)^n (either is used).
-void composed_pld::set_split_form(composed_pld& r, const detail::composition_sums& s,
-                                  const detail::window_masses& w) {
-  const double t = w.fft_l2_rel >= 0 ? w.tilt_rel : 0.0;
-  const double rho_m = s.mass_rel();
-  if (!(t < 0.5) || !std::isfinite(rho_m) || !(rho_m < 1.0) || !(s.move_cost < 1.0)) return;
-  r.has_rel_ = true;
-  r.majorant_ = std::exp(s.rel_move_log) * (1 + 1e-12);
-  r.tilt_rel_ = t;
-  r.rel_ = std::nextafter((rho_m + t) / (1.0 - t) * (1 + 1e-12), kInf);
-  r.move_cost_ = s.move_cost * (1 + 1e-12);
-  r.err0_rel_ = s.err0_rel();
-  r.fft_l2_rel_ = w.fft_l2_rel >= 0 ? w.fft_l2_rel : w.fft_l2;
+// The tilt's rounding as a relative factor (pld_grid.hpp, composed_pld::
+// tilted_errors): the exact untilted composition X of the computed inputs
+// and mu_hat, what the transform would give exactly from the tilted inputs
+// as rounded, untilted as computed, satisfy mu_hat = X g atom by atom with
+// g within [1 - t, 1 + t]; so |X - mu_hat| <= t / (1 - t) mu_hat, and
+// mu_hat is the computed masses within the FFT error without the tilt's
+// rounding (fft_l2_rel).
+void composed_pld::set_tilt_form(composed_pld& r, const detail::window_masses& w) {
+  if (!(w.fft_l2_rel >= 0) || !(w.tilt_rel < 0.5)) return;
+  r.has_tilt_form_ = true;
+  r.tilt_factor_ = std::nextafter(w.tilt_rel / (1.0 - w.tilt_rel) * (1 + 1e-12), kInf);
+  r.fft_l2_rel_ = w.fft_l2_rel;
 }
 
 composed_pld composed_pld::from_sums(const detail::composition_sums& s, double h,
@@ -113,10 +90,8 @@ composed_pld composed_pld::from_sums(const detail::composition_sums& s, double h
     r.cher_t_.push_back(s.tilts[i]);
     r.cher_k_.push_back(s.K[i]);
     r.err_k_.push_back(s.log_err_at(i));
-    r.err_rel_k_.push_back(s.log_err_rel_at(i));
-    r.mass_bound_k_.push_back(s.log_mass_bound_at(i));
   }
-  set_split_form(r, s, w);
+  set_tilt_form(r, w);
   if (!w.windowed) {
     r.tail_hi_ = 1.0;  // (every finite mass is a Chernoff tail)
     r.finish();
@@ -150,8 +125,6 @@ composed_pld composed_pld::from_sums(const detail::composition_sums& s, double h
 void composed_pld::finish() {
   tail_env_.build(cher_t_, cher_k_);
   err_env_.build(cher_t_, err_k_);
-  err_rel_env_.build(cher_t_, err_rel_k_);
-  mass_bound_env_.build(cher_t_, mass_bound_k_);
   const std::size_t n = m_.size();
   sm_.assign(n + 1, 0.0);
   se_.assign(n + 1, 0.0);
@@ -249,24 +222,18 @@ double composed_pld::slack_of(std::size_t j, double fft_l2) const {
   return fft_l2 * std::exp(lw) * std::sqrt(g);
 }
 
-double composed_pld::split_errors(double eps, std::size_t j, double tails) const {
-  if (!has_rel_ || lattice_rel_ > 0) return kInf;
+double composed_pld::tilted_errors(double eps, std::size_t j, double tails) const {
+  if (!has_tilt_form_ || lattice_rel_ > 0) return kInf;
   const double fft = slack_of(j, fft_l2_rel_);
-  const double resid = std::min(err0_rel_, std::exp(err_rel_env_.at(eps)));
-  double moves = 0.0;
-  if (move_cost_ > 0) {
-    const double above = j < m_.size() ? std::max(0.0, sm_[j]) : 0.0;
-    const double x_above = (above + fft) / (1.0 - tilt_rel_) + tails;
-    // (either bound on the mass above eps of x_j * nu_j: the majorant's,
-    // or Chernoff's on it)
-    moves = move_cost_ * std::min(majorant_ * x_above + resid, std::exp(mass_bound_env_.at(eps)));
-  }
-  // (each product and sum rounds up by a relative u at most: 1e-12 covers it)
-  return (fft + rel_ * (std::max(0.0, fin_raw(eps)) + fft + tails) + resid + moves) * (1 + 1e-12);
+  // (the relative factor counts on the whole mass above eps, which bounds
+  // its share of delta; each product and sum rounds up by a relative u at
+  // most: 1e-12 covers it)
+  const double above = j < m_.size() ? std::max(0.0, sm_[j]) : 0.0;
+  return (fft + tilt_factor_ * (above + fft + tails) + mass_error_above(eps)) * (1 + 1e-12);
 }
 
 double composed_pld::errors(double eps, std::size_t j, double tails) const {
-  return std::min(slack(j) + mass_error_above(eps), split_errors(eps, j, tails));
+  return std::min(slack(j) + mass_error_above(eps), tilted_errors(eps, j, tails));
 }
 
 // The loss positions lambda_k = offset + k h are computed: each is within
@@ -382,7 +349,7 @@ void composed_pld::upper_lines(std::vector<double>& eps_out, std::vector<double>
     const double sl = tail_lo_ + tail_hi_ +
                       (j == 0 ? slack(0) + err0_
                               : std::min(slack(j) + mass_error_above(eleft),
-                                         split_errors(eleft, j, tail_lo_ + tail_hi_)));
+                                         tilted_errors(eleft, j, tail_lo_ + tail_hi_)));
     const double base0 = (j < n ? sm_[j] : 0.0) - sl;
     // interval (lambda_{j-1}, lambda_j]: delta_raw = m_inf + sm_j - e^{eps - lambda_j} se_j
     for (int side = 0; side < 2; ++side) {

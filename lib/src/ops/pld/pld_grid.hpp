@@ -193,20 +193,18 @@ class composed_pld {
 
  private:
   void finish();
-  static void set_split_form(composed_pld& r, const detail::composition_sums& s,
-                             const detail::window_masses& w);
+  static void set_tilt_form(composed_pld& r, const detail::window_masses& w);
   std::size_t first_above(double eps) const;
   double tail_bound_above(double eps) const;
   double mass_error_above(double eps) const;
   double slack(std::size_t j) const;
   double slack_of(std::size_t j, double l2) const;
   /// The error terms of delta at eps (first_above(eps) = j) besides the
-  /// window tails, in the split form: the relative channel (masses'
-  /// relative errors and the tilt's rounding, rel_) on the computed delta
-  /// plus `tails`, the residuals' mass-error bound, and the FFT error
-  /// (fft_l2_rel_). Infinite when the split form is not available.
-  double split_errors(double eps, std::size_t j, double tails) const;
-  /// The smaller of the two error forms (split_errors and the absolute one).
+  /// window tails, with the tilt's rounding as a relative factor on the
+  /// mass above eps (plus `tails`) instead of a 2-norm term of the FFT
+  /// error. Infinite when not available (untilted, or a lattice).
+  double tilted_errors(double eps, std::size_t j, double tails) const;
+  /// The smaller of the two forms of the error terms.
   double errors(double eps, std::size_t j, double tails) const;
 
   double h_ = 0, offset_ = 0;
@@ -230,18 +228,10 @@ class composed_pld {
   // (and at t = 0 in err0_)
   std::vector<double> err_k_;
   double err0_ = 0;
-  // the split form (composition_sums::mass_rel etc.): relative factor rel_
-  // on the computed masses (with the tilt's rounding), the residuals' bound
-  // (flat err0_rel_, per tilt err_rel_k_), the FFT error without the tilt's
-  // rounding (fft_l2_rel_); has_rel_ false: not available
-  // the moves' cost (move_cost_ = sum n min(h, 1) move, relative to the
-  // mass above eps of a majorant: majorant_ = prod (1 + rel + 2 move)^n
-  // times that of prod x, whose computed form the tilt's factor tilt_rel_
-  // scales, plus the residuals'; or Chernoff's, mass_bound_k_)
-  bool has_rel_ = false;
-  double rel_ = 0, err0_rel_ = 0, fft_l2_rel_ = 0;
-  double move_cost_ = 0, tilt_rel_ = 0, majorant_ = 0;
-  std::vector<double> err_rel_k_, mass_bound_k_;
+  // the tilt's rounding as a relative factor (set_tilt_form): tilt_factor_
+  // on the mass above eps, the FFT error without it in fft_l2_rel_
+  bool has_tilt_form_ = false;
+  double tilt_factor_ = 0, fft_l2_rel_ = 0;
   // Chernoff data: composed log-MGF at fixed t values, for tails beyond the window.
   std::vector<double> cher_t_, cher_k_;
   // min over the positive tilts t of (k_t - t eps), as the lower envelope of
@@ -251,7 +241,7 @@ class composed_pld {
     void build(const std::vector<double>& ts, const std::vector<double>& ks);
     double at(double eps) const;  // +inf without lines
   };
-  line_min tail_env_, err_env_, err_rel_env_, mass_bound_env_;
+  line_min tail_env_, err_env_;
 };
 
 /// Composes terms (pmf_i, n_i): Q-law of T(P,Q) if use_p is false, P-law

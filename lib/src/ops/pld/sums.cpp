@@ -105,30 +105,23 @@ void error_bound_acc::add(double lm, double le, double la, double n) {
 // prod (M + D)^n (1 - prod (M / (M + D))^n): no cancellation for small D
 double error_bound_acc::log_product() const { return lmd + std::log(-std::expm1(-r)); }
 
-std::vector<double> shift_uppers(const grid_pmf& g, bool use_p, std::size_t n) {
+std::vector<double> shift_discounted_errors(const grid_pmf& g, bool use_p,
+                                            const std::vector<double>& e, double h) {
   // Shifts (grid_pmf::shift_p / shift_q) in this orientation's index: the
   // move between atoms k - 1 and k sits at k, its upper end (reflecting
   // maps the move between original atoms i - 1 and i to n - i - 1, n - i).
   const std::vector<double>& sh = use_p ? g.shift_p : g.shift_q;
+  const std::size_t n = e.size();
   bool any_shift = false;
   for (double v : sh) any_shift = any_shift || v > 0;
   if (!any_shift || sh.size() != n) return {};
   std::vector<double> up(n + 1, 0.0);
   for (std::size_t i = 1; i < n; ++i) up[use_p ? n - i : i] = sh[i];
-  return up;
-}
-
-std::vector<double> shift_discounted_errors(const std::vector<double>& up,
-                                            const std::vector<double>& e,
-                                            const std::vector<double>& rel_part, double h) {
-  if (up.empty()) return {};
   const double hc = std::min(h, 1.0);
-  const std::size_t n = e.size();
   std::vector<double> a(n);
   for (std::size_t k = 0; k < n; ++k) {
-    // (the subtractions' rounding is covered by 8 kU of e)
-    const double rp = rel_part.empty() ? 0.0 : rel_part[k];
-    const double mono = std::max(0.0, e[k] - up[k] - up[k + 1] - rp) + 8 * kU * e[k];
+    // (the subtraction's rounding is covered by 4 kU of e)
+    const double mono = std::max(0.0, e[k] - up[k] - up[k + 1]) + 4 * kU * e[k];
     a[k] = mono + hc * up[k];
   }
   return a;

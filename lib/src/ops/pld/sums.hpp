@@ -42,19 +42,13 @@ struct error_bound_acc {
   double log_shift() const { return ls; }
 };
 
-/// The split's shifts of a grid pmf in one orientation (pld_grid.hpp),
-/// indexed by their upper atom: up[k] may move between atoms k - 1 and k
-/// (n + 1 entries; empty when the pmf has no shifts).
-std::vector<double> shift_uppers(const grid_pmf& g, bool use_p, std::size_t n);
-
-/// Error bounds e (in the orientation of `up`) with the shifts discounted:
-/// a_k = max(0, e_k - up_k - up_{k+1} - rel_part_k) + 8 kU e_k + min(h, 1)
-/// up_k, where rel_part (empty: none) is a part of the non-shift error that
-/// is accounted for elsewhere (a relative bound; oriented_term::rel).
-/// Empty when up is.
-std::vector<double> shift_discounted_errors(const std::vector<double>& up,
-                                            const std::vector<double>& e,
-                                            const std::vector<double>& rel_part, double h);
+/// A grid pmf's error bounds in one orientation (e: its err_q, or err_p
+/// reflected, plus input rounding) with the split's shifts discounted:
+/// a_k = max(0, e_k - up_k - up_{k+1}) + 4 kU e_k + min(h, 1) up_k, up_k the
+/// shift whose upper end is atom k (pld_grid.hpp). Empty when the pmf has
+/// no shifts.
+std::vector<double> shift_discounted_errors(const grid_pmf& g, bool use_p,
+                                            const std::vector<double>& e, double h);
 
 /// A loss beyond which the law's mass is at most tau on both measures (the
 /// law's own end when finite): doubling steps of law.scale() outward from 0,

@@ -8,44 +8,6 @@
 
 namespace fdp::detail {
 
-namespace {
-
-// The largest relative levels worth splitting off: an atom whose error (or
-// move) is larger relative to its mass keeps it absolute (a term-wide
-// (1 + rel)^n would be no help).
-constexpr double kRelMax = 1e-10;
-constexpr double kMoveMax = 1e-4;
-
-// oriented_term's split form: move, rel and the residuals e_res.
-void split_relative(oriented_term& t, const std::vector<double>& up) {
-  const std::size_t n = t.x.size();
-  // the moves the move channel takes: at most kMoveMax of their upper atom
-  std::vector<double> inc(n + 1, 0.0);
-  double move = 0.0;
-  for (std::size_t k = 1; k < n && !up.empty(); ++k) {
-    if (!(up[k] > 0) || !(t.x[k] > 0) || up[k] > kMoveMax * t.x[k]) continue;
-    inc[k] = up[k];
-    move = std::max(move, up[k] / t.x[k]);
-  }
-  // (ratios rounded up: level x_k must cover the amount as computed)
-  t.move = move * (1 + 4 * kU);
-  std::vector<double> other(n);
-  double rel = 0.0;
-  for (std::size_t k = 0; k < n; ++k) {
-    other[k] = std::max(0.0, t.e[k] - inc[k] - inc[k + 1]);
-    if (t.x[k] > 0 && other[k] <= kRelMax * t.x[k]) rel = std::max(rel, other[k] / t.x[k]);
-  }
-  t.rel = rel * (1 + 4 * kU);
-  t.e_res.assign(n, 0.0);
-  for (std::size_t k = 0; k < n; ++k) {
-    const double part = t.x[k] > 0 ? std::min(other[k], t.rel * t.x[k]) : 0.0;
-    // (the subtractions' rounding: 8 kU of e)
-    t.e_res[k] = std::max(0.0, other[k] - part) + 8 * kU * t.e[k];
-  }
-}
-
-}  // namespace
-
 oriented_term orient(const grid_pmf& g, bool use_p, double h) {
   oriented_term t;
   const std::size_t n = g.p.size();
@@ -72,9 +34,7 @@ oriented_term orient(const grid_pmf& g, bool use_p, double h) {
   // error bounds in the orientation's measure, plus input rounding
   if (t.e.size() != t.x.size()) t.e.assign(t.x.size(), 0.0);
   for (std::size_t k = 0; k < t.e.size(); ++k) t.e[k] += 8 * kU * std::fabs(t.x[k]);
-  const std::vector<double> up = shift_uppers(g, use_p, t.e.size());
-  t.a = shift_discounted_errors(up, t.e, {}, h);
-  split_relative(t, up);
+  t.a = shift_discounted_errors(g, use_p, t.e, h);
   for (double v : t.x) t.s0 += std::max(0.0, v);
   for (double v : t.e) t.e0 += v;
   if (t.a.empty()) t.a0 = t.e0;
@@ -87,11 +47,10 @@ void tilt_sums(oriented_term& t, double h, const std::vector<double>& tilts) {
   tilted_log_mgfs(t.e, t.off, h, t.k0, tilts, t.ke);
   t.ka.clear();
   if (!t.a.empty()) tilted_log_mgfs(t.a, t.off, h, t.k0, tilts, t.ka);
-  tilted_log_mgfs(t.e_res, t.off, h, t.k0, tilts, t.ke_res);
 }
 
 composition_sums::composition_sums(std::vector<double> ts)
-    : tilts(std::move(ts)), K(tilts.size(), 0.0), acc(tilts.size()), acc_rel(tilts.size()) {}
+    : tilts(std::move(ts)), K(tilts.size(), 0.0), acc(tilts.size()) {}
 
 void composition_sums::add(const oriented_term& t, std::int64_t n, double h) {
   const double nn = static_cast<double>(n);
@@ -130,23 +89,6 @@ void composition_sums::add(const oriented_term& t, std::int64_t n, double h) {
     acc[i].add(t.km[i], t.ke[i], t.a.empty() ? t.ke[i] : t.ka[i], nn);
   }
   shifts = shifts || !t.a.empty();
-  // The split form. Its base measure y (within rel of x at every atom)
-  // plus the moves' absolute value (at most move x_k at atom k and again at
-  // k - 1, whose tilt weight is e^{-t h} times atom k's) has tilted sums at
-  // most M (1 + rel + move (1 + e^{-t h})); the residuals are its errors.
-  const double hc = std::min(h, 1.0);
-  rel_log += nn * std::log1p(t.rel);
-  move_cost += nn * hc * t.move;
-  rel_move_log += nn * std::log1p(t.rel + 2 * t.move);
-  double er0 = 0.0;
-  for (double v : t.e_res) er0 += v;
-  // (sums of nonnegative terms: rounded up by 1e-12, n u at most)
-  acc0_rel.add(std::log(t.s0) + std::log1p(t.rel + 2 * t.move), std::log(er0 * (1 + 1e-12)),
-               std::log(er0 * (1 + 1e-12)), nn);
-  for (std::size_t i = 0; i < tilts.size(); ++i) {
-    const double lm = t.km[i] + std::log1p(t.rel + t.move * (1 + std::exp(-tilts[i] * h)));
-    acc_rel[i].add(lm, t.ke_res[i], t.ke_res[i], nn);
-  }
 }
 
 double composition_sums::m_inf() const {
@@ -177,15 +119,6 @@ double composition_sums::log_err_at(std::size_t i) const {
   if (shifts && tilts[i] > 0) ek = std::min(ek, acc[i].log_shift());
   return ek;
 }
-
-double composition_sums::mass_rel() const {
-  // (expm1 of a sum of n log1p: a few relative ulps, doubled)
-  return std::expm1(rel_log) * (1 + 1e-12);
-}
-
-double composition_sums::err0_rel() const { return std::exp(acc0_rel.log_product()); }
-
-double composition_sums::log_err_rel_at(std::size_t i) const { return acc_rel[i].log_product(); }
 
 void composition_sums::window(double tail, double& y_lo, double& y_hi) const {
   const double lt = std::log(tail);

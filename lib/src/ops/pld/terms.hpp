@@ -36,18 +36,6 @@ struct oriented_term {
          a0 = 0.0;                 ///< |x|_2, sum max(x, 0), sum e, sum a (e0 if no shifts)
   bool full = true;                ///< nothing removed by the discretization (fin + inf = 1)
   std::vector<double> km, ke, ka;  ///< tilted log-sums of x, e, a (tilt_sums)
-  /// The same errors in the split form (composed_pld::split_errors): the
-  /// moves of the pessimistic split whose size is at most move x_k at their
-  /// upper atom k (a move of mass s by h changes delta by at most min(h, 1)
-  /// s times the other terms' mass above eps - l_k, so their cost is
-  /// relative to the composed mass above eps); of the rest, a relative part
-  /// at most rel x_k at every atom (the laws' own interval masses and the
-  /// input rounding are accurate relative to themselves); and absolute
-  /// residuals e_res, with their tilted log-sums ke_res. For long
-  /// compositions of accurately computed laws this is far smaller than the
-  /// absolute bound, which grows like n times the errors' tilted sums.
-  double rel = 0.0, move = 0.0;
-  std::vector<double> e_res, ke_res;
 };
 
 oriented_term orient(const grid_pmf& g, bool use_p, double h);
@@ -63,13 +51,6 @@ struct composition_sums {
   error_bound_acc acc0;                      ///< mass errors, flat
   std::vector<error_bound_acc> acc;          ///< and per tilt
   bool shifts = false;
-  /// The split form (oriented_term::rel, move): sum n log1p(rel), sum n
-  /// min(h, 1) move, sum n log1p(rel + 2 move), and the residuals' bounds
-  /// with each term's masses
-  /// M (1 + rel + move mass) (flat, and per tilt).
-  double rel_log = 0.0, move_cost = 0.0, rel_move_log = 0.0;
-  error_bound_acc acc0_rel;
-  std::vector<error_bound_acc> acc_rel;
   double err_in = 0.0;    ///< sum n |x|_2 (input norm of the transforms)
   double terms = 0.0;     ///< sum n
   double distinct = 0.0;  ///< the number of terms (add() calls)
@@ -92,15 +73,6 @@ struct composition_sums {
   /// flat, and at tilts()[i] (the shift bound only for t > 0).
   double err0() const;
   double log_err_at(std::size_t i) const;
-  /// The split form: (1 + rel)^n - 1 over the terms, and the residuals'
-  /// bounds (flat, and at tilts()[i]) (pld_grid.hpp, composed_pld).
-  double mass_rel() const;
-  double err0_rel() const;
-  double log_err_rel_at(std::size_t i) const;
-  /// log of the tilted mass of prod (y + |moves| + residuals) at tilts()[i]
-  /// (a Chernoff bound on the mass above eps of every measure the moves'
-  /// cost is taken under: e^{this - t eps}).
-  double log_mass_bound_at(std::size_t i) const { return acc_rel[i].lmd; }
   /// The Chernoff window [y_lo, y_hi] in losses holding all but `tail` of
   /// the finite mass on each side, within the support (the ends may cross).
   void window(double tail, double& y_lo, double& y_hi) const;
