@@ -232,8 +232,9 @@ window window_for(const composition_sums& s, const tilt_plan& p,
 struct spectral_result {
   std::vector<double> m;
   double zn = 0.0, fft_l2 = 0.0;
-  // the tilt's rounding as a relative factor instead (window_masses)
-  double fft_l2_rel = -1.0, tilt_rel = 0.0;
+  // the tilt's rounding as a relative factor instead (window_masses; set
+  // by untilt)
+  double fft_l2_rel = 0.0, tilt_rel = 0.0;
 };
 
 // Z[j] *= X[j]^n: the vectorized squaring chains for double, plain
@@ -417,7 +418,6 @@ composed_pld one_term_exactly(const oriented_term& t, const composition_sums& s,
   out.klo = t.k0;
   out.m = t.x;
   out.windowed = true;
-  out.fft_l2_rel = 0.0;
   return composed_pld::from_sums(s, h, std::move(out));
 }
 
@@ -452,12 +452,12 @@ composed_pld compose_grid(const std::vector<const grid_pmf*>& pmfs,
   if (p.theta > 0) {
     out.tilt_cut = untilt(r, p, s, w, h);
     out.tilt = p.theta;
+    out.tilt_rel = r.tilt_rel;
+    out.fft_l2_rel = r.fft_l2_rel;
     out.tilt_k = p.ktot;
   }
   out.m = std::move(r.m);
   out.fft_l2 = r.fft_l2;
-  out.fft_l2_rel = r.fft_l2_rel >= 0 ? r.fft_l2_rel : r.fft_l2;
-  out.tilt_rel = r.tilt_rel;
   out.windowed = true;
   return composed_pld::from_sums(s, h, std::move(out));
 }

@@ -57,14 +57,14 @@ composed_pld composed_pld::from_lattice(double h, double offset, std::int64_t k0
 }
 
 // The tilt's rounding as a relative factor (pld_grid.hpp, composed_pld::
-// tilted_errors): the exact untilted composition X of the computed inputs
-// and mu_hat, what the transform would give exactly from the tilted inputs
-// as rounded, untilted as computed, satisfy mu_hat = X g atom by atom with
-// g within [1 - t, 1 + t]; so |X - mu_hat| <= t / (1 - t) mu_hat, and
-// mu_hat is the computed masses within the FFT error without the tilt's
-// rounding (fft_l2_rel).
+// fft_error): the exact untilted composition X of the computed inputs and
+// mu_hat, what the transform would give exactly from the tilted inputs as
+// rounded, untilted as computed, satisfy mu_hat = X g atom by atom with g
+// within [1 - t, 1 + t]; so |X - mu_hat| <= t / (1 - t) mu_hat, and mu_hat
+// is the computed masses within the FFT error without the tilt's rounding
+// (fft_l2_rel).
 void composed_pld::set_tilt_form(composed_pld& r, const detail::window_masses& w) {
-  if (!(w.fft_l2_rel >= 0) || !(w.tilt_rel < 0.5)) return;
+  if (!(w.tilt_rel > 0 && w.tilt_rel < 0.5)) return;
   r.has_tilt_form_ = true;
   r.tilt_factor_ = std::nextafter(w.tilt_rel / (1.0 - w.tilt_rel) * (1 + 1e-12), kInf);
   r.fft_l2_rel_ = w.fft_l2_rel;
@@ -222,18 +222,15 @@ double composed_pld::slack_of(std::size_t j, double fft_l2) const {
   return fft_l2 * std::exp(lw) * std::sqrt(g);
 }
 
-double composed_pld::tilted_errors(double eps, std::size_t j, double tails) const {
-  if (!has_tilt_form_ || lattice_rel_ > 0) return kInf;
+double composed_pld::fft_error(std::size_t j, double tails) const {
+  const double plain = slack(j);
+  if (!has_tilt_form_) return plain;
   const double fft = slack_of(j, fft_l2_rel_);
-  // (the relative factor counts on the whole mass above eps, which bounds
-  // its share of delta; each product and sum rounds up by a relative u at
+  // (the relative factor counts on the whole mass above, which bounds its
+  // share of delta; each product and sum rounds up by a relative u at
   // most: 1e-12 covers it)
   const double above = j < m_.size() ? std::max(0.0, sm_[j]) : 0.0;
-  return (fft + tilt_factor_ * (above + fft + tails) + mass_error_above(eps)) * (1 + 1e-12);
-}
-
-double composed_pld::errors(double eps, std::size_t j, double tails) const {
-  return std::min(slack(j) + mass_error_above(eps), tilted_errors(eps, j, tails));
+  return std::min(plain, (fft + tilt_factor_ * (above + fft + tails)) * (1 + 1e-12));
 }
 
 // The loss positions lambda_k = offset + k h are computed: each is within
@@ -251,7 +248,7 @@ double composed_pld::delta_upper(double eps_in) const {
   if (eps >= top) return std::min(1.0, m_inf_upper());
   const std::size_t j = first_above(eps);
   const double tails = tail_bound_above(eps) + (j == 0 ? tail_lo_ : 0.0);
-  double fin = std::max(0.0, fin_raw(eps)) + tails + errors(eps, j, tails);
+  double fin = std::max(0.0, fin_raw(eps)) + tails + fft_error(j, tails) + mass_error_above(eps);
   // Below the top of the support some mass lies above eps, so the truth is
   // positive however far below the double range: an upper end of 0 would
   // exclude it ('epsdelta:eps=0.0038144,times=17743 --eps 66.14627328' read
@@ -263,7 +260,8 @@ double composed_pld::delta_upper(double eps_in) const {
 double composed_pld::delta_lower(double eps_in) const {
   const double eps = eps_in + loss_err_;
   const std::size_t j = first_above(eps);
-  const double fin = fin_raw(eps) - tail_lo_ - tail_hi_ - errors(eps, j, tail_lo_ + tail_hi_);
+  const double tails = tail_lo_ + tail_hi_;
+  const double fin = fin_raw(eps) - tails - fft_error(j, tails) - mass_error_above(eps);
   return std::min(1.0,
                   detail::sum_down(m_inf_lower(), std::max(0.0, fin)));  // (a delta is at most 1)
 }
@@ -343,13 +341,11 @@ void composed_pld::upper_lines(std::vector<double>& eps_out, std::vector<double>
   const std::size_t n = m_.size();
   for (std::size_t j = 0; j <= n; ++j) {
     const double eleft = offset_ + static_cast<double>(k0_ + static_cast<std::int64_t>(j) - 1) * h_;
-    // (both error forms decrease in eps: their values at the left end
-    // bound them over the interval)
-    // (j = 0: the interval reaches eps -> -inf, where only the flat bound holds)
-    const double sl = tail_lo_ + tail_hi_ +
-                      (j == 0 ? slack(0) + err0_
-                              : std::min(slack(j) + mass_error_above(eleft),
-                                         tilted_errors(eleft, j, tail_lo_ + tail_hi_)));
+    // (the errors decrease in eps: their values at the left end bound them
+    // over the interval; j = 0 reaches eps -> -inf, where only the flat
+    // mass-error bound holds)
+    const double sl = tail_lo_ + tail_hi_ + fft_error(j, tail_lo_ + tail_hi_) +
+                      (j == 0 ? err0_ : mass_error_above(eleft));
     const double base0 = (j < n ? sm_[j] : 0.0) - sl;
     // interval (lambda_{j-1}, lambda_j]: delta_raw = m_inf + sm_j - e^{eps - lambda_j} se_j
     for (int side = 0; side < 2; ++side) {

@@ -121,11 +121,12 @@ struct window_masses {
   std::int64_t klo = 0;
   std::vector<double> m;
   double fft_l2 = 0.0, tilt = 0.0, tilt_k = 0.0;
-  /// The tilt's own rounding as a relative bound instead: every composed
-  /// mass, untilted, is within a factor [1 - tilt_rel, 1 + tilt_rel] of the
-  /// exact untilted composition of the same inputs, and fft_l2_rel bounds
-  /// the rest of the FFT error (< 0: not given; fft_l2 holds it all).
-  double tilt_rel = 0.0, fft_l2_rel = -1.0;
+  /// A tilted composition's own rounding as a relative bound instead:
+  /// every composed mass, untilted, is within a factor [1 - tilt_rel, 1 +
+  /// tilt_rel] of the exact untilted composition of the same inputs, and
+  /// fft_l2_rel bounds the rest of the FFT error (tilt_rel = 0: not given;
+  /// fft_l2 holds it all).
+  double tilt_rel = 0.0, fft_l2_rel = 0.0;
   std::size_t tilt_cut = 0;
   bool windowed = false;
 };
@@ -199,13 +200,11 @@ class composed_pld {
   double mass_error_above(double eps) const;
   double slack(std::size_t j) const;
   double slack_of(std::size_t j, double l2) const;
-  /// The error terms of delta at eps (first_above(eps) = j) besides the
-  /// window tails, with the tilt's rounding as a relative factor on the
-  /// mass above eps (plus `tails`) instead of a 2-norm term of the FFT
-  /// error. Infinite when not available (untilted, or a lattice).
-  double tilted_errors(double eps, std::size_t j, double tails) const;
-  /// The smaller of the two forms of the error terms.
-  double errors(double eps, std::size_t j, double tails) const;
+  /// A bound on sum_{i >= j} |error of m_i| from the transform (and, when
+  /// tilted, the tilt's rounding): slack(j), or with the tilt's rounding
+  /// as a relative factor on the mass above lambda_{j-1} plus `tails` (the
+  /// mass above the window), the smaller.
+  double fft_error(std::size_t j, double tails) const;
 
   double h_ = 0, offset_ = 0;
   std::int64_t k0_ = 0;
