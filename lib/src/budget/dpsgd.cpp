@@ -424,6 +424,21 @@ std::vector<interval> poisson_contrast(const dpsgd_config& c) {
   return v;
 }
 
+// A lower law of one epoch on the input whose record's step is uniform over
+// the epoch's `full` full batches with probability rho (balls-in-bins when
+// rho = 1): the balls-in-bins pair's lattice garbling, else (a lattice too
+// large) the max over the epoch's b steps, one test of it.
+compose_term epoch_lower_term(double sigma, std::int64_t full, double b, double rho) {
+  const law_bracket bins = balls_in_bins_laws(sigma, full, false, true, rho);
+  compose_term t;
+  t.law = bins.lower ? bins.lower : max_shift_law(sigma, b, rho);
+  t.text = (bins.lower ? "the balls-in-bins pair of an epoch's " +
+                             fmt_exact(static_cast<double>(full)) + " full"
+                       : "max over an epoch of " + fmt_exact(b)) +
+           " steps";
+  return t;
+}
+
 // Shuffled batches (and balls-in-bins ones whose lattice is too large): a
 // certified LOWER bound (dpsgd.hpp), one law per whole epoch of each phase;
 // the upper bound without amplification
@@ -443,19 +458,11 @@ void account_one_step_per_epoch(const dpsgd_config& c, const std::vector<dpsgd_p
     epochs_text += (epochs_text.empty() ? "" : " + ") + std::to_string(epochs) + " x " +
                    fmt_exact(b) + " steps";
     if (epochs == 0) continue;
-    compose_term t;
     // On that input the record's step is uniform over the epoch's full
-    // batches (with probability rho it is in one of them): the balls-in-bins
-    // pair of those steps, diluted; its lattice garbling, else (a lattice
-    // too large) the max over the steps, one test of it.
+    // batches (with probability rho it is in one of them)
     const double rho = std::min(1.0, full * p.q);
-    const law_bracket bins =
-        balls_in_bins_laws(p.sigma / shift, static_cast<std::int64_t>(full), false, true, rho);
-    t.law = bins.lower ? bins.lower : max_shift_law(p.sigma / shift, b, rho);
+    compose_term t = epoch_lower_term(p.sigma / shift, static_cast<std::int64_t>(full), b, rho);
     t.times = epochs;
-    t.text = (bins.lower ? "the balls-in-bins pair of an epoch's " + fmt_exact(full) + " full"
-                         : "max over an epoch of " + fmt_exact(b)) +
-             " steps";
     terms.push_back(std::move(t));
   }
   const double mu_up = no_amplification_mu(c, ps, r.sensitivity);
@@ -625,10 +632,7 @@ std::optional<composition> allocation_upper(const dpsgd_config& c, double sigma,
 // sums' (sigma = 0.6, 1 of 20 steps: 1.84 against 0.62 at delta 1e-2).
 std::vector<double> one_epoch_lower(const dpsgd_config& c, double sigma,
                                     const std::vector<double>& deltas) {
-  const law_bracket bins = balls_in_bins_laws(sigma, c.steps, false, true);
-  compose_term t;
-  t.law = bins.lower ? bins.lower : max_shift_law(sigma, static_cast<double>(c.steps), 1.0);
-  t.text = "one balls-in-bins epoch of " + std::to_string(c.steps) + " steps";
+  const compose_term t = epoch_lower_term(sigma, c.steps, static_cast<double>(c.steps), 1.0);
   const composition comp = compose_terms({t}, options_of(c));
   std::vector<double> out;
   for (double d : deltas) out.push_back(comp.epsilon(d).lower);
