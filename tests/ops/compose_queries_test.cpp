@@ -5,6 +5,8 @@
 
 #include <cmath>
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 #include "fdp/core/gdp_profile.hpp"
 #include "fdp/ops/compose.hpp"
@@ -35,6 +37,33 @@ TEST(ComposeForQueries, DeltaAtAnEpsilonMeetsTheToleranceAndHoldsTheClosedForm) 
   // the second composition is what met the tolerance.
   ASSERT_TRUE(q.for_deltas.has_value());
   EXPECT_GT(rel_width(q.for_epsilons.delta(4.0)), o.tolerance);
+}
+
+// Deltas from 1e-3 down to 4e-8 asked together: the second composition is
+// tilted at the smallest, and the tilted transform answers all of them
+// within a tenth of the tolerance, so the plain one is skipped (one window
+// per side in the trace instead of two). Every bracket still holds G_mu's
+// closed form and meets the tolerance.
+TEST(ComposeForQueries, TiltedCompositionAloneAnswersDeltasAcrossDecades) {
+  const std::vector<spec> specs{parse_spec("gaussian:sigma=10,times=49")};
+  compose_options o;
+  o.method = compose_method::pld;
+  int windows = 0;
+  o.trace = [&windows](const std::string& line) { windows += line.rfind("window", 0) == 0; };
+  const std::vector<double> eps{1.0, 2.5, 4.0};
+  const query_compositions q = compose_for_queries(specs, o, {}, eps);
+  ASSERT_TRUE(q.for_deltas.has_value());
+  for (double e : eps) {
+    const double truth = gdp_delta(0.7, e);
+    const interval d = q.delta_source().delta(e);
+    EXPECT_LE(d.lower, truth * (1 + 1e-12)) << e;
+    EXPECT_GE(d.upper, truth * (1 - 1e-12)) << e;
+    EXPECT_LE(rel_width(d), o.tolerance) << e;
+  }
+  EXPECT_LT(gdp_delta(0.7, 4.0), 1e-7);  // (the tilt is planned below 1e-7)
+  // the epsilon grid (untilted at 1e-5: one window per side) and the delta
+  // grid (tilted alone: one per side)
+  EXPECT_EQ(windows, 4);
 }
 
 TEST(ComposeForQueries, EpsilonsAreTunedForTheSmallestAskedDelta) {
