@@ -706,11 +706,12 @@ first_stage_result run_first_stage(const compose_term& t, std::int64_t k, std::i
 // as a second first stage it would repeat the discretization, the dearer
 // part for a continuous law (subsampled Gaussian x (10^6 + 3): 575 M
 // instructions with raw terms, 674 M with a second first stage). Throws
-// evaluation_error when the term cannot be staged; true when its first
-// stage had to be coarsened for the grid or memory limits.
-bool stage_term(const compose_term& t, const std::vector<compose_term>& terms,
-                const compose_options& opt, double step_scale, double h2,
-                std::vector<compose_term>& out, double& coarse_step) {
+// evaluation_error when the term cannot be staged; returns the first
+// stage's step when it had to be coarsened for the grid or memory limits,
+// else 0.
+double stage_term(const compose_term& t, const std::vector<compose_term>& terms,
+                  const compose_options& opt, double step_scale, double h2,
+                  std::vector<compose_term>& out) {
   const std::int64_t k = stage_split(t.times);
   const std::int64_t r = t.times / k, rem = t.times - r * k;
   const compose_options o1 = first_stage_options(t, k, r, terms, opt, step_scale);
@@ -737,25 +738,25 @@ bool stage_term(const compose_term& t, const std::vector<compose_term>& terms,
     if (r - rem > 0) out.push_back(polygons(*fr.c1, fr.lower[0], k, r - rem));
     if (rem > 0) out.push_back(polygons(*fr.c_plus, fr.lower[1], k + 1, rem));
   }
-  if (fr.c1->grid_limited() != composition::grid_limit::coarsened) return false;
-  coarse_step = std::max(coarse_step, fr.c1->grid_step());
-  return true;
+  if (fr.c1->grid_limited() != composition::grid_limit::coarsened) return 0.0;
+  return fr.c1->grid_step();
 }
 
 // The terms with every long repetition replaced by its staged form. Stage
 // one is a single pass on the grid the k-fold's own one-grid composition
 // would start with, times step_scale; its accuracy budgets are shared among
 // all n terms (compose_options::outer_times). Nothing when no term stages
-// or one cannot be staged (then one grid as before). coarse: set when a
-// first stage had to be coarsened, coarse_step to the largest such step.
+// or one cannot be staged (then one grid as before). coarse_step: the
+// largest step of a first stage that had to be coarsened (0: none was).
 std::optional<std::vector<compose_term>> staged_terms(const std::vector<compose_term>& terms,
                                                       const compose_options& opt, double step_scale,
-                                                      bool& coarse, double& coarse_step) {
+                                                      double& coarse_step) {
   if (std::none_of(terms.begin(), terms.end(),
                    [&](const compose_term& t) { return stages(t, opt); })) {
     return std::nullopt;
   }
   const double h2 = second_stage_step(terms, opt);
+  coarse_step = 0.0;
   std::vector<compose_term> out;
   for (const auto& t : terms) {
     if (!stages(t, opt)) {
@@ -763,7 +764,7 @@ std::optional<std::vector<compose_term>> staged_terms(const std::vector<compose_
       continue;
     }
     try {
-      coarse = stage_term(t, terms, opt, step_scale, h2, out, coarse_step) || coarse;
+      coarse_step = std::max(coarse_step, stage_term(t, terms, opt, step_scale, h2, out));
     } catch (const evaluation_error&) {
       return std::nullopt;  // not representable in stages: one grid as before
     }
@@ -878,9 +879,11 @@ std::optional<composition> compose_staged(const std::vector<compose_term>& terms
   double best_w = kInf, scale = 1.0, coarse_step = 0.0;
   const bool unbounded = unbounded_losses(terms);  // (decided on the terms as given)
   for (int pass = 0; pass <= opt.max_refinements; ++pass) {
-    bool coarse = false;
-    auto st = staged_terms(terms, opt, scale, coarse, coarse_step);
+    double pass_coarse_step = 0.0;
+    auto st = staged_terms(terms, opt, scale, pass_coarse_step);
     if (!st) break;
+    const bool coarse = pass_coarse_step > 0;
+    coarse_step = std::max(coarse_step, pass_coarse_step);
     std::optional<composition> cs;
     try {
       // (a second stage beyond 2^22 points means staging does not pay:
