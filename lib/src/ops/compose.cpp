@@ -76,6 +76,7 @@ struct compose_access {
   static composition run(const std::vector<compose_term>& terms, const compose_options& opt,
                          const first_stage* fs = nullptr);
   static void mark_unbounded(composition& c, bool unbounded);
+  static void attach_floor(composition& c, const std::vector<compose_term>& terms);
 
  private:
   static composition refine(const grid_plan& plan, const compose_options& opt,
@@ -780,6 +781,7 @@ composition compose_terms(const std::vector<compose_term>& terms, const compose_
   // ~1e-11, and their root sum of squares rounds once per term)
   c.gdp_cap_ = std::nextafter(
       root_sum_squares(terms, [](const compose_term& t) { return t.gdp_cap; }) * (1 + 1e-9), kInf);
+  detail::compose_access::attach_floor(c, terms);
   return c;
 }
 
@@ -907,9 +909,21 @@ std::optional<composition> compose_staged(const std::vector<compose_term>& terms
     if (w <= opt.tolerance || !better || coarse) break;
     scale *= std::clamp(0.8 * std::sqrt(opt.tolerance / w), 0.1, 0.7);
   }
+  if (best) {
+    // (judged with the terms' floor, as the result will have it)
+    detail::compose_access::attach_floor(*best, terms);
+    best_w = answer_width(*best, opt, delta_hint);
+  }
   if (best && best_w > opt.tolerance && coarse_step > 0) {
     if (auto one = one_grid_for_coarsened(terms, opt, coarse_step)) {
-      if (answer_width(*one, opt, delta_hint) < best_w) best = std::move(one);
+      // Between equal relative widths (both lower ends 0: width 1) the
+      // smaller upper end wins ('subsampled-gaussian:sigma=0.3,q=1e-9,
+      // times=10000000 --delta 1e-5': staged [0, 0.3305], one grid [0,
+      // 0.00405], and the staged one was kept).
+      const double w = answer_width(*one, opt, delta_hint);
+      if (w < best_w ||
+          (w == best_w && one->epsilon(delta_hint).upper < best->epsilon(delta_hint).upper))
+        best = std::move(one);
     }
   }
   return best;
@@ -1234,6 +1248,15 @@ void compose_access::mark_unbounded(composition& c, bool unbounded) {
   c.unbounded_ = c.unbounded_ || unbounded;
 }
 
+// One repeated term with a floor (the near-identity DP-SGD runs whose
+// grids lose the lower end): every lower end of delta, and so of epsilon,
+// is also the floor's. (With other terms beside it, one term's floor is
+// still valid but rarely the better bound, and it costs per query.)
+void compose_access::attach_floor(composition& c, const std::vector<compose_term>& terms) {
+  if (terms.size() != 1 || !terms[0].delta_floor || c.is_exact()) return;
+  c.delta_floor_ = [f = terms[0].delta_floor, n = terms[0].times](double eps) { return f(eps, n); };
+}
+
 composition compose_access::assemble(side_result& pess, side_result& opt,
                                      const std::vector<compose_term>& terms, bool asym, double h,
                                      int refinements) {
@@ -1497,6 +1520,7 @@ double composition::delta_lo(double eps) const {
   };
   double d = lo(*grids().opt, grids().opt_t);
   if (grids().inv_opt) d = std::max(d, lo(*grids().inv_opt, grids().inv_opt_t));
+  if (delta_floor_) d = std::max(d, delta_floor_(eps));
   return d;
 }
 
@@ -1899,6 +1923,30 @@ curve lower_polygon(const composed_pld& c, const std::optional<composed_pld>& ti
   return envelope_of_lines_delta(ds, ss);
 }
 
+// c with its value at a = 0 no higher than 1 - omb0 (1 - beta kept exact,
+// vertices that would break convexity dropped).
+curve capped_at_zero(const curve& c, double omb0) {
+  if (!(omb0 > c.one_minus_beta()[0])) return c;
+  std::vector<double> a{0.0}, b{1.0 - omb0}, omb{omb0};
+  const auto& ca = c.alpha();
+  const auto& cb = c.beta();
+  const auto& co = c.one_minus_beta();
+  for (std::size_t i = 1; i < ca.size(); ++i) {
+    // (1 - beta is concave: a vertex below the chord from its left
+    // neighbour to the next one goes)
+    while (a.size() >= 2) {
+      const std::size_t m = a.size() - 1;
+      const double chord =
+          omb[m - 1] + (co[i] - omb[m - 1]) * (a[m] - a[m - 1]) / (ca[i] - a[m - 1]);
+      if (omb[m] > chord) break;
+      a.pop_back(), b.pop_back(), omb.pop_back();
+    }
+    if (co[i] < omb.back()) continue;  // (below the new start: not a vertex)
+    a.push_back(ca[i]), b.push_back(cb[i]), omb.push_back(co[i]);
+  }
+  return curve::from_vertices(std::move(a), std::move(b), std::move(omb));
+}
+
 // The forward orientation's lower polygon from a pass's pessimistic grids
 // (composition::forward_lower_curve).
 curve forward_lower_of(const composed_pld& pess, const std::optional<composed_pld>& pess_t,
@@ -1910,7 +1958,16 @@ curve forward_lower_of(const composed_pld& pess, const std::optional<composed_pl
   // what bounds F near a = 1 (the forward grid's lower tail ends there, and
   // its polygon reaches 0 before a = 1; for the inverse orientation that
   // would be a mass at +inf).
-  return pointwise_max(fwd, inverse(lower_polygon(*inv, inv_t, stride)));
+  // At a = 0 both are 1 minus the forward mass at +inf in exact arithmetic
+  // (G's zero is that far below a = 1), but inverting G reads its zero
+  // from an alpha, and 1 - 1e-19 is 1 in double: that mass was lost, and a
+  // staged second stage built on the polygon had none at +inf, its delta
+  // bounded by 0 at large eps
+  // ('subsampled-gaussian:sigma=1.1,q=1e-9,times=10000000' tuned at delta
+  // 1e-5 read delta <= 5e-324 at eps 1, against a true delta >= 3.8e-120,
+  // max_statistic.hpp). The forward polygon's value at 0 caps the max.
+  return capped_at_zero(pointwise_max(fwd, inverse(lower_polygon(*inv, inv_t, stride))),
+                        fwd.one_minus_beta()[0]);
 }
 
 }  // namespace

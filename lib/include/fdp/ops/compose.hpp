@@ -112,6 +112,11 @@ struct compose_term {
   /// the spec (a Gaussian's mu = sensitivity / sigma: half an ulp unless the
   /// division is exact; a given mu: 0).
   double closed_rel = 0.0;
+  /// A certified lower bound on delta(eps) of this term composed n times on
+  /// its own, from a statistic of its outputs (fdp/ops/max_statistic.hpp for
+  /// the Poisson-subsampled Gaussian), or empty. A composition of this one
+  /// term takes the larger of it and the grids' lower end (compose_terms).
+  std::function<double(double eps, std::int64_t n)> delta_floor;
 };
 
 /// Builds the term of a spec (validating its parameters).
@@ -216,6 +221,9 @@ class composition {
   // even where the grid's bounds underflow to 0.
   bool unbounded_ = false;
   double gdp_cap_ = std::numeric_limits<double>::infinity();
+  // A certified lower bound on delta(eps) beside the grids' (compose_term::
+  // delta_floor of a one-term composition), or empty.
+  std::function<double(double)> delta_floor_;
   interval mu_of_grids() const;
   friend composition compose_terms(const std::vector<compose_term>& terms,
                                    const compose_options& opt);

@@ -44,6 +44,7 @@
 #include <cmath>
 #include <limits>
 
+#include "fdp/ops/max_statistic.hpp"
 #include "fdp/ops/truncated_poisson.hpp"
 #include "ops/kind_support.hpp"
 
@@ -177,6 +178,13 @@ compose_term term(const spec& s) {
     const double d = p.d * p.group;  // (q = 1: all K examples, a shift of K d)
     t.law = subsampled_gaussian_law(p.sigma, d, p.q);
     if (p.q == 1.0) t.closed = tradeoff(gaussian(d / p.sigma));
+    // the largest output's tests (fdp/ops/max_statistic.hpp): this pair,
+    // in units of its shift d
+    if (p.q < 1.0) {
+      t.delta_floor = [pair = max_statistic_pair{p.sigma / d, p.q, 1}](double eps, std::int64_t n) {
+        return max_statistic_delta_lower({pair.s, pair.q, n}, eps);
+      };
+    }
   }
   // Poisson subsampling only mixes P into Q: f_q >= f = G_{d/sigma} in
   // both orders (DRS Thm 4.2: C_q(f) >= f); a mixture of shifts up to K d
