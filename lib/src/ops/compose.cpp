@@ -917,9 +917,9 @@ std::optional<composition> compose_staged(const std::vector<compose_term>& terms
   if (best && best_w > opt.tolerance && coarse_step > 0) {
     if (auto one = one_grid_for_coarsened(terms, opt, coarse_step)) {
       // Between equal relative widths (both lower ends 0: width 1) the
-      // smaller upper end wins ('subsampled-gaussian:sigma=0.3,q=1e-9,
-      // times=10000000 --delta 1e-5': staged [0, 0.3305], one grid [0,
-      // 0.00405], and the staged one was kept).
+      // smaller upper end wins (near-identity terms without a floor; with
+      // none, 'subsampled-gaussian:sigma=0.3,q=1e-9,times=10000000 --delta
+      // 1e-5' kept staged [0, 0.3305] over one grid's [0, 0.00405]).
       const double w = answer_width(*one, opt, delta_hint);
       if (w < best_w ||
           (w == best_w && one->epsilon(delta_hint).upper < best->epsilon(delta_hint).upper))
