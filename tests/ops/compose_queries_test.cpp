@@ -3,6 +3,7 @@
 // compositions tight at small deltas (plan_grid, first_stage_options).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -64,6 +65,23 @@ TEST(ComposeForQueries, TiltedCompositionAloneAnswersDeltasAcrossDecades) {
   // the epsilon grid (untilted at 1e-5: one window per side) and the delta
   // grid (tilted alone: one per side)
   EXPECT_EQ(windows, 4);
+}
+
+// A delta far above the tilt's (0.5 at eps 0.1, beside 2.5e-10 at eps 10)
+// is answered by the second composition too: the tilted transform alone
+// must serve it before the plain one is skipped (it read 5% wide when only
+// the wide deltas were checked). Both brackets meet the tolerance and agree
+// with the first composition's.
+TEST(ComposeForQueries, DeltasFarAboveTheTiltStayNarrow) {
+  const std::vector<spec> specs{parse_spec("subsampled-gaussian:sigma=2,q=0.05,times=3000")};
+  compose_options o;
+  const query_compositions q = compose_for_queries(specs, o, {}, {0.1, 10.0});
+  ASSERT_TRUE(q.for_deltas.has_value());
+  for (double e : {0.1, 10.0}) {
+    const interval d = q.delta_source().delta(e), first = q.for_epsilons.delta(e);
+    EXPECT_LE(rel_width(d), o.tolerance) << e;
+    EXPECT_LE(std::max(d.lower, first.lower), std::min(d.upper, first.upper)) << e;
+  }
 }
 
 TEST(ComposeForQueries, EpsilonsAreTunedForTheSmallestAskedDelta) {
