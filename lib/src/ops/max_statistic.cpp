@@ -12,33 +12,60 @@ namespace fdp {
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
-// Relative margin on every computed probability: log Phi is accurate to
-// 1e-13 relative (fdp/core/normal.hpp), so n log Phi(t/s) = x is off by at
-// most ~2e-13 |x|, and e^x or 1 - e^x by ~2e-13 max(1, |x|) <= 1.5e-10
-// relative for |x| <= 745 (beyond, e^x is 0 in double).
-constexpr double kRelMargin = 1e-9;
+constexpr double kU = std::numeric_limits<double>::epsilon() / 2;
 
-// log P^n(M <= t) and log Q^n(M <= t) (see the header), and the log density
-// ratio of M's laws, L(t) = log(q_M(t) / p_M(t)).
+// A computed logarithm with a bound on its absolute error.
+struct logged {
+  double v, err;
+};
+
+// log Phi(x): accurate to 1e-13 relative (fdp/core/normal.hpp); the
+// rounding of the argument t/s moves it by at most ~x^2 u relative, well
+// inside a second 1e-13 for the |x| <= 40 that matter (beyond, the
+// probabilities underflow).
+logged log_phi(double x) {
+  const double v = log_norm_cdf(x);
+  return {v, 3e-13 * std::fabs(v)};
+}
+
+// The laws of M (see the header) as logarithms with error bounds.
 struct max_laws {
   double s, q, n;
 
   // log(1 - q (1 - r)), r = Phi((t - 1)/s) / Phi(t/s) in [0, 1]: the
   // per-step factor of Q's CDF over P's, without cancellation near 1 - q.
-  double log_factor(double t) const {
-    const double log_r = log_norm_cdf((t - 1.0) / s) - log_norm_cdf(t / s);
-    const double y = -q * std::expm1(std::min(0.0, log_r));  // q (1 - r)
-    if (y <= 0.5) return std::log1p(-y);
-    return std::log((1.0 - q) + q * std::exp(log_r));
+  // Its derivative in log r is q r / (1 - q (1 - r)) <= 1.
+  logged log_factor(double t) const {
+    const logged a = log_phi((t - 1.0) / s), b = log_phi(t / s);
+    const double log_r = std::min(0.0, a.v - b.v);
+    const double err_r = a.err + b.err + kU * std::fabs(log_r);
+    const double r = std::exp(log_r);
+    const double y = -q * std::expm1(log_r);  // q (1 - r)
+    const double f = y <= 0.5 ? std::log1p(-y) : std::log((1.0 - q) + q * r);
+    // rounding: y is within 2u relative (expm1, product), which moves
+    // log1p(-y) by 2u y / (1 - y) <= 4u y; the sum (1 - q) + q r within 3u
+    // relative moves its log by 3u; each log rounds by u |f|
+    const double rounding = (y <= 0.5 ? 4 * kU * y : 4 * kU) + 2 * kU * std::fabs(f);
+    return {f, std::min(1.0, q * r / (1.0 - y)) * err_r + rounding};
   }
-  double log_p_cdf(double t) const { return n * log_norm_cdf(t / s); }
-  double log_q_cdf(double t) const { return n * (log_norm_cdf(t / s) + log_factor(t)); }
-  // q_M / p_M = (1 - q (1 - r))^(n-1) (1 - q + q e^{(2t - 1)/(2 s^2)}):
-  // both factors increase in t (log-concavity of Phi; the Gaussian ratio)
+  logged log_p_cdf(double t) const {
+    const logged b = log_phi(t / s);
+    const double v = n * b.v;
+    return {v, n * b.err + 2 * kU * std::fabs(v)};
+  }
+  logged log_q_cdf(double t) const {
+    const logged b = log_phi(t / s), f = log_factor(t);
+    const double v = n * (b.v + f.v);
+    return {v, n * (b.err + f.err + 2 * kU * (std::fabs(b.v) + std::fabs(f.v))) +
+                   2 * kU * std::fabs(v)};
+  }
+  // log(q_M / p_M) = (n - 1) log(1 - q (1 - r)) + log(1 - q + q e^{(2t -
+  // 1)/(2 s^2)}): both increase in t (log-concavity of Phi; the Gaussian
+  // ratio). (Only locates the best t: no error bound needed.)
   double loss(double t) const {
     const double z = (2.0 * t - 1.0) / (2.0 * s * s);
     const double shifted = z > 700.0 ? std::log(q) + z : std::log1p(q * std::expm1(z));
-    return (n - 1.0) * log_factor(t) + shifted;
+    return (n - 1.0) * log_factor(t).v + shifted;
   }
 };
 
@@ -58,18 +85,26 @@ double crossing(const max_laws& m, double level) {
   return 0.5 * (a + b);
 }
 
-double rounded_down(double x) { return x > 0 ? x * (1.0 - kRelMargin) : 0.0; }
-double rounded_up(double x) { return x * (1.0 + kRelMargin); }
+// Bounds on e^x and 1 - e^x from a logarithm within its error (exp and
+// expm1 round by at most 2 ulps; 1e-12 more for safety).
+constexpr double kFn = 1e-12;
+double exp_lower(const logged& x) { return std::exp(x.v - x.err) * (1.0 - kFn); }
+double exp_upper(const logged& x) { return std::exp(x.v + x.err) * (1.0 + kFn); }
+double one_minus_exp_lower(const logged& x) {
+  return x.v + x.err >= 0.0 ? 0.0 : -std::expm1(x.v + x.err) * (1.0 - kFn);
+}
+double one_minus_exp_upper(const logged& x) {
+  return std::min(1.0, -std::expm1(std::min(0.0, x.v - x.err)) * (1.0 + kFn));
+}
 
 // Q^n(M > t) - e^eps P^n(M > t), rounded down.
 double remove_test(const max_laws& m, double t, double e_eps) {
-  const double q_above = -std::expm1(m.log_q_cdf(t)), p_above = -std::expm1(m.log_p_cdf(t));
-  return rounded_down(q_above) - rounded_up(e_eps * p_above);
+  return one_minus_exp_lower(m.log_q_cdf(t)) - e_eps * one_minus_exp_upper(m.log_p_cdf(t));
 }
 
 // P^n(M <= t) - e^eps Q^n(M <= t), rounded down.
 double add_test(const max_laws& m, double t, double e_eps) {
-  return rounded_down(std::exp(m.log_p_cdf(t))) - rounded_up(e_eps * std::exp(m.log_q_cdf(t)));
+  return exp_lower(m.log_p_cdf(t)) - e_eps * exp_upper(m.log_q_cdf(t));
 }
 
 }  // namespace

@@ -35,9 +35,10 @@ struct max_statistic_pair {
 };
 
 /// A certified lower bound on delta(eps) of the n-fold composition (the
-/// larger of the two orders) from the tests on the largest output, rounded
-/// down by a relative 1e-9 (the special functions' error is below 2e-10
-/// here). 0 for a non-finite eps (no claim made). Throws
+/// larger of the two orders) from the tests on the largest output. The
+/// probabilities are computed from log Phi (1e-13 relative) with a bound on
+/// each logarithm's error carried through (n-fold in n log Phi) and are
+/// rounded outward by it. 0 for a non-finite eps (no claim made). Throws
 /// std::invalid_argument for s <= 0, q outside (0, 1] or n < 1.
 double max_statistic_delta_lower(const max_statistic_pair& pair, double eps);
 
