@@ -115,7 +115,8 @@ struct compose_term {
   /// A certified lower bound on delta(eps) of this term composed n times on
   /// its own, from a statistic of its outputs (fdp/ops/max_statistic.hpp for
   /// the Poisson-subsampled Gaussian), or empty. A composition of this one
-  /// term takes the larger of it and the grids' lower end (compose_terms).
+  /// term takes the larger of it and the grids' lower end where it helps at
+  /// the tuning delta (compose_terms).
   std::function<double(double eps, std::int64_t n)> delta_floor;
 };
 
