@@ -1934,30 +1934,6 @@ curve lower_polygon(const composed_pld& c, const std::optional<composed_pld>& ti
   return envelope_of_lines_delta(ds, ss);
 }
 
-// c with its value at a = 0 no higher than 1 - omb0 (1 - beta kept exact,
-// vertices that would break convexity dropped).
-curve capped_at_zero(const curve& c, double omb0) {
-  if (!(omb0 > c.one_minus_beta()[0])) return c;
-  std::vector<double> a{0.0}, b{1.0 - omb0}, omb{omb0};
-  const auto& ca = c.alpha();
-  const auto& cb = c.beta();
-  const auto& co = c.one_minus_beta();
-  for (std::size_t i = 1; i < ca.size(); ++i) {
-    // (1 - beta is concave: a vertex below the chord from its left
-    // neighbour to the next one goes)
-    while (a.size() >= 2) {
-      const std::size_t m = a.size() - 1;
-      const double chord =
-          omb[m - 1] + (co[i] - omb[m - 1]) * (a[m] - a[m - 1]) / (ca[i] - a[m - 1]);
-      if (omb[m] > chord) break;
-      a.pop_back(), b.pop_back(), omb.pop_back();
-    }
-    if (co[i] < omb.back()) continue;  // (below the new start: not a vertex)
-    a.push_back(ca[i]), b.push_back(cb[i]), omb.push_back(co[i]);
-  }
-  return curve::from_vertices(std::move(a), std::move(b), std::move(omb));
-}
-
 // The forward orientation's lower polygon from a pass's pessimistic grids
 // (composition::forward_lower_curve).
 curve forward_lower_of(const composed_pld& pess, const std::optional<composed_pld>& pess_t,

@@ -168,6 +168,16 @@ curve envelope_of_lines_delta(std::vector<double> d, std::vector<double> s) {
   return curve::from_vertices(std::move(v.a), std::move(v.beta), std::move(v.one_minus_beta));
 }
 
+curve capped_at_zero(const curve& f, double omb0) {
+  if (!(omb0 > f.one_minus_beta()[0])) return f;
+  vertices v{f.alpha(), f.beta(), f.one_minus_beta()};
+  v.beta[0] = 1.0 - omb0;
+  v.one_minus_beta[0] = omb0;
+  // (vertices left below the lowered start, or under a chord from it, go)
+  v = lower_convex_hull(v);
+  return curve::from_vertices(std::move(v.a), std::move(v.beta), std::move(v.one_minus_beta));
+}
+
 curve tradeoff_from_profile(const std::vector<std::pair<double, double>>& pairs, bool symmetric) {
   if (pairs.empty())
     throw std::invalid_argument(

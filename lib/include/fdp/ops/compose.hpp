@@ -247,6 +247,11 @@ curve envelope_of_lines(std::vector<double> c, std::vector<double> s);
 /// polygon's 1 - beta near a = 0 keeps the relative precision of small d_j
 /// (prefer it whenever the d_j, deltas, are at hand).
 curve envelope_of_lines_delta(std::vector<double> d, std::vector<double> s);
+/// f with its value at a = 0 lowered to 1 - omb0 when it is above (omb0 in
+/// [0, 1]), then its lower convex hull, taken on 1 - beta as
+/// envelope_of_lines_delta does: below f everywhere, so a lower bound on a
+/// trade-off function stays one, and a tiny 1 - f(0) is kept exactly.
+curve capped_at_zero(const curve& f, double omb0);
 
 /// The trade-off function of a privacy profile given at finitely many
 /// points: the weakest f that is (eps_i, delta_i)-DP for every pair,
