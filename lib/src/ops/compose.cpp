@@ -1131,29 +1131,29 @@ std::vector<oriented_result> compose_orientation(const grid_pass& gp,
   const grid_plan& p = gp.plan;
   const bool tilted_first =
       !gp.opt.delta_at_eps.empty() && p.tilt && p.tilt_at > 0 && !gp.windowless && gp.fs == nullptr;
+  auto plain_of = [&](const std::vector<std::int64_t>& times) {
+    return compose_grid(ptrs, times, use_p, p.tail, 0.0, gp.cap, gp.windowless, gp.opt.trace);
+  };
+  auto tilted_of = [&](const std::vector<std::int64_t>& times) {
+    return compose_grid(ptrs, times, use_p, p.tail, p.tilt_at, gp.cap, false, gp.opt.trace);
+  };
   for (const auto* tv : gp.variants) {
     throw_if_cancelled("compose");
     if (tilted_first) {
-      composed_pld tilted =
-          compose_grid(ptrs, *tv, use_p, p.tail, p.tilt_at, gp.cap, false, gp.opt.trace);
-      if (tilted_answers_alone(tilted, gp.opt)) {
+      composed_pld tilted = tilted_of(*tv);
+      if (tilted_answers_alone(tilted, gp.opt))
         r.push_back({std::move(tilted), std::nullopt});
-        continue;
-      }
-      r.push_back({compose_grid(ptrs, *tv, use_p, p.tail, 0.0, gp.cap, false, gp.opt.trace),
-                   std::move(tilted)});
+      else
+        r.push_back({plain_of(*tv), std::move(tilted)});
       continue;
     }
-    r.push_back({compose_grid(ptrs, *tv, use_p, p.tail, 0.0, gp.cap, gp.windowless, gp.opt.trace),
-                 std::nullopt});
+    r.push_back({plain_of(*tv), std::nullopt});
     // (the FFT error's share of a delta: at most its 2-norm times the root
     // of the window's size, by Cauchy-Schwarz)
     const composed_pld& plain = r.back().first;
     const bool noisy =
         plain.fft_error_l2() * std::sqrt(static_cast<double>(plain.size())) > p.fft_floor;
-    if ((p.tilt || noisy) && p.tilt_at > 0 && !gp.windowless)
-      r.back().second =
-          compose_grid(ptrs, *tv, use_p, p.tail, p.tilt_at, gp.cap, false, gp.opt.trace);
+    if ((p.tilt || noisy) && p.tilt_at > 0 && !gp.windowless) r.back().second = tilted_of(*tv);
   }
   return r;
 }
