@@ -181,4 +181,25 @@ double norm_interval(double b, double a) {
   return pdf_lo * r * sum;
 }
 
+double norm_interval_shifted(double b, double a, double c_hi, double c_lo) {
+  if (!(b < a)) return 0.0;
+  // b - c = lo + t and a - c = up + s exactly to first order: lo, up the
+  // rounded differences, t, s what they dropped (TwoSum: exact) less c_lo.
+  const auto two_diff = [](double x, double y, double& err) {
+    const double d = x - y, yy = x - d;
+    err = std::isfinite(x) ? (x - (d + yy)) + (yy - y) : 0.0;  // (an infinite end stays exact)
+    return d;
+  };
+  double t = 0.0, s = 0.0;
+  const double lo = two_diff(b, c_hi, t), up = two_diff(a, c_hi, s);
+  t -= c_lo;
+  s -= c_lo;
+  const double core = norm_interval(lo, up);
+  // d/dx [Phi(up + x) - Phi(lo + y)]: phi(up) and -phi(lo); |s|, |t| are
+  // below an ulp of the ends, so the second-order terms are below 1e-30 of
+  // the mass' scale.
+  const double ds = s != 0 ? norm_pdf(up) * s : 0.0, dt = t != 0 ? norm_pdf(lo) * t : 0.0;
+  return std::max(0.0, core + ds - dt);
+}
+
 }  // namespace fdp

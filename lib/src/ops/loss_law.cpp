@@ -11,6 +11,7 @@ namespace fdp {
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr double kU = std::numeric_limits<double>::epsilon() / 2;  // unit roundoff
 
 // ------------------------------------------------------------ discrete
 class discrete_law_impl final : public loss_law {
@@ -74,10 +75,19 @@ class discrete_law_impl final : public loss_law {
 class gaussian_law final : public loss_law {
  public:
   explicit gaussian_law(double mu) : mu_(mu) {}
+  // Outcomes z in (za, zb] (the loss mu z - mu^2/2 inverted): P = N(0, 1)
+  // and Q = N(mu, 1) of that same set.
   mass2 mass(double a, double b) const override {
     const double h = 0.5 * mu_ * mu_;
-    return {norm_interval((a + h) / mu_, (b + h) / mu_),
-            norm_interval((a - h) / mu_, (b - h) / mu_)};
+    const double za = (a + h) / mu_, zb = (b + h) / mu_;
+    return {norm_interval(za, zb), norm_interval_shifted(za, zb, mu_, 0.0)};
+  }
+  bool consistent_masses() const override { return true; }
+  // z = (l + h) / mu rounds h, the sum and the quotient: mu |dz| <= u (h +
+  // |l + h| + |l + h|); doubled.
+  double boundary_error(double lo, double hi) const override {
+    const double h = 0.5 * mu_ * mu_, l = std::max(std::fabs(lo), std::fabs(hi));
+    return 2.0 * kU * (3.0 * h + 2.0 * l + 1e-300);
   }
   double lo() const override { return -kInf; }
   double hi() const override { return kInf; }
@@ -149,6 +159,8 @@ class subsampled_gaussian_impl final : public loss_law {
   subsampled_gaussian_impl(double sigma, double d, double q)
       : s_(sigma), d_(d), q_(q), log_q_(std::log(q)) {
     lo_ = q_ < 1 ? std::log1p(-q_) : -kInf;
+    c_hi_ = d_ / s_;
+    c_lo_ = std::fma(-c_hi_, s_, d_) / s_;  // (d - c_hi s exactly, over s)
     scale_ = spread();  // (once: the tail cuts ask for it a dozen times per grid)
   }
   double x_of(double l) const {
@@ -158,12 +170,35 @@ class subsampled_gaussian_impl final : public loss_law {
     return s_ * s_ / d_ * (std::log(v) - log_q_) +
            0.5 * d_;  // (log q once: the sweeps call this ~10^5 times)
   }
+  // Outcomes x in (s za, s zb], z the inverted loss over s: P = N(0, s^2)
+  // and N(d, s^2) of that same set (the shift d / s carried to twice double
+  // precision: rounding (x - d) / s on its own moved the second interval by
+  // an ulp, 2e-10 of the mass of a cell 1e-6 wide).
   mass2 mass(double a, double b) const override {
     const double xa = x_of(a), xb = x_of(b);
     if (!(xb > xa)) return {};
-    const double p = norm_interval(xa / s_, xb / s_);
-    const double p1 = norm_interval((xa - d_) / s_, (xb - d_) / s_);
+    const double za = xa / s_, zb = xb / s_;
+    const double p = norm_interval(za, zb);
+    const double p1 = norm_interval_shifted(za, zb, c_hi_, c_lo_);
     return {p, (1.0 - q_) * p + q_ * p1};
+  }
+  bool consistent_masses() const override { return true; }
+  // The outcome boundary s fl(x_of(l) / s) against the exact x(l): with v =
+  // e^l - 1 + q, x = (s^2/d)(log v - log q) + d/2, and dL/dx = (d/s^2) w, w =
+  // q e^{u(x)} / e^L = v / e^l in (0, 1], the roundings (expm1 and log 2u
+  // each, the others u) move L by at most u [2 w |log v| + 2 |1 - e^{-l}| + 1
+  // + 2 |log q| + 4 w |log v - log q| + 3 w |log v - log q| + 2 (d/s^2) w |x|].
+  // w |log v| <= max(1/e / e^l, log v_hi) and w (d/s^2)|x| <= w |log v| +
+  // |log q| + d^2 / (2 s^2) bound it over [lo, hi]; doubled.
+  double boundary_error(double lo, double hi) const override {
+    const double lq = std::fabs(log_q_);
+    const double v_hi = std::expm1(hi) + q_;
+    const double wlv = std::max(0.37 / (1.0 - q_), v_hi > 1 ? std::log(v_hi) : 0.0);
+    const double e_lo = std::isfinite(lo) ? std::fabs(std::expm1(-lo)) : 0.0;
+    const double one_minus = std::max({1.0, e_lo, q_ / (1.0 - q_)});
+    const double r = 2 * wlv + 2 * one_minus + 1 + 2 * lq + 7 * (wlv + lq) +
+                     2 * (wlv + lq + d_ * d_ / (2 * s_ * s_));
+    return 2.0 * kU * r;
   }
   double lo() const override { return lo_; }
   double hi() const override { return kInf; }
@@ -197,6 +232,7 @@ class subsampled_gaussian_impl final : public loss_law {
     return std::sqrt(std::max(1e-300, m2 - m1 * m1));
   }
   double s_, d_, q_, log_q_, lo_, scale_ = 0.0;
+  double c_hi_ = 0.0, c_lo_ = 0.0;  // d / s to twice double precision
 };
 
 // ------------------------------------------------------------ subsampled Laplace

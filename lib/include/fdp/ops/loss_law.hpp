@@ -32,6 +32,10 @@ struct loss_atom {
   double loss, p, q;
 };
 
+/// The relative accuracy of the masses of a law with consistent_masses():
+/// Phi differences lose at most 2 bits of norm_cdf's 1e-14.
+inline constexpr double kIntervalRel = 5e-14;
+
 class loss_law {
  public:
   virtual ~loss_law() = default;
@@ -50,6 +54,19 @@ class loss_law {
   virtual bool symmetric() const = 0;
   /// The standard deviation of L under Q (finite part), for grid sizing.
   virtual double scale() const = 0;
+  /// True if mass(a, b) gives the P- and the Q-mass of one and the same set
+  /// of outcomes (the interval its ends map to, partitions for consecutive
+  /// intervals), each within kIntervalRel relative: then every error of the
+  /// discretized masses is relative to them, which a long composition needs
+  /// (pld_grid.hpp). False (the default): the engine's absolute bounds only.
+  virtual bool consistent_masses() const { return false; }
+  /// For a law with consistent_masses(): a bound on |L(x) - l| at the
+  /// outcome boundary x that mass() uses for a loss l in [lo, hi] (the
+  /// rounding of inverting the loss). Negative: no bound given.
+  virtual double boundary_error(double lo, double hi) const {
+    (void)lo, (void)hi;
+    return -1.0;
+  }
   virtual std::string describe() const = 0;
 };
 
