@@ -86,10 +86,18 @@ composed_pld composed_pld::from_sums(const detail::composition_sums& s, double h
   r.m_inf_rel_ = s.m_inf_rel();
   r.m_inf_err_ = s.inf_err;
   r.err0_ = s.err0();
+  r.rel_rho_ = s.rel_factor();
+  r.eta_shift_ = s.eta_shift();
+  r.has_eta_ = std::isfinite(r.rel_rho_) && r.eta_shift_ > 0;
+  r.has_rel_ = std::isfinite(r.rel_rho_) && !r.has_eta_;
+  r.eta_abs_ = s.eta_abs;
+  r.res0_ = std::exp(s.log_res0());
+  r.fin_rel_ = 2.0 * (2.0 / -std::expm1(-h) + 8.0) * kU;
   for (std::size_t i = 0; i < s.tilts.size(); ++i) {
     r.cher_t_.push_back(s.tilts[i]);
     r.cher_k_.push_back(s.K[i]);
     r.err_k_.push_back(s.log_err_at(i));
+    r.res_k_.push_back(s.log_res_at(i));
   }
   set_tilt_form(r, w);
   if (!w.windowed) {
@@ -125,6 +133,7 @@ composed_pld composed_pld::from_sums(const detail::composition_sums& s, double h
 void composed_pld::finish() {
   tail_env_.build(cher_t_, cher_k_);
   err_env_.build(cher_t_, err_k_);
+  res_env_.build(cher_t_, res_k_);
   const std::size_t n = m_.size();
   sm_.assign(n + 1, 0.0);
   se_.assign(n + 1, 0.0);
@@ -201,9 +210,31 @@ double composed_pld::tail_bound_above(double eps) const {
   return std::min(tail_hi_, std::exp(tail_env_.at(eps)));
 }
 
+// Two bounds on how far the terms' mass errors move delta(eps) (pld_grid.hpp),
+// the smaller taken, plus the rounding of fin_raw itself.
 double composed_pld::mass_error_above(double eps) const {
   if (lattice_rel_ > 0) return std::min(err0_, lattice_rel_ * sm_[first_above(eps)]);
-  return std::min(err0_, std::exp(err_env_.at(eps)));
+  const std::size_t j = first_above(eps);
+  const double rounding = fin_rel_ * (j < m_.size() ? std::max(0.0, sm_[j]) : 0.0);
+  const double absolute = std::min(err0_, std::exp(err_env_.at(eps)));
+  if (!has_rel_) return absolute + rounding;  // (the eta form is delta_upper's own)
+  return std::min(absolute, relative_error_above(eps)) + rounding;
+}
+
+// rho times an upper bound on the computed composition's delta(eps) (its
+// finite part with the rounding, window tails and FFT error), plus the
+// residual's product bound; the same bound serves delta_lower (pld_grid.hpp).
+double composed_pld::finite_upper(double eps) const {
+  const std::size_t j = first_above(eps);
+  const double tails = tail_bound_above(eps) + (j == 0 ? tail_lo_ : 0.0);
+  const double above = j < m_.size() ? std::max(0.0, sm_[j]) : 0.0;
+  return std::max(0.0, fin_raw(eps)) + fin_rel_ * above + tails + fft_error(j, tails);
+}
+
+double composed_pld::relative_error_above(double eps) const {
+  const double computed = finite_upper(eps);
+  const double res = std::min(res0_, std::exp(res_env_.at(eps)));
+  return (rel_rho_ * computed + res) * (1 + 1e-12);
 }
 
 double composed_pld::slack(std::size_t j) const { return slack_of(j, fft_l2_); }
@@ -241,6 +272,28 @@ double composed_pld::fft_error(std::size_t j, double tails) const {
 // on lambda_top was 2e-9 of delta: 'epsdelta:eps=2.3062081603902174,
 // times=2646 --eps 6102.2266980102904' read a lower end above the truth).
 double composed_pld::delta_upper(double eps_in) const {
+  const double plain = delta_upper_absolute(eps_in);
+  return has_eta_ ? std::min(plain, delta_upper_eta(eps_in)) : plain;
+}
+
+// The eta form (pld_grid.hpp): each term is, within a factor 1 + r on its
+// masses, the exact pessimistic discretization of a pair (P, Q') with
+// |log dQ'/dQ| <= eta. Q <= e^eta Q' gives, for the n-fold products, Q^n(S)
+// - e^eps P^n(S) <= e^{n eta} (Q'^n(S) - e^{eps - n eta} P^n(S)), so the
+// truth at eps is at most e^{n eta} times the pair's delta at eps - n eta,
+// which its discretization bounds, and that is at most prod (1 + r)^n times
+// the computed composition's (all measures positive). rel_rho_ holds both
+// factors; no step amplifies a rounding by 1 / h, as the per-atom absolute
+// bounds of a cell's split do.
+double composed_pld::delta_upper_eta(double eps_in) const {
+  const double eps = eps_in - loss_err_ - eta_shift_;
+  const double top = offset_ + static_cast<double>(top_index_) * h_;
+  const double fin = eps >= top ? 0.0 : finite_upper(eps);
+  const double v = (1 + rel_rho_) * (m_inf_upper() + fin) * (1 + 1e-12) + eta_abs_;
+  return std::min(1.0, std::max(v, std::numeric_limits<double>::denorm_min()));
+}
+
+double composed_pld::delta_upper_absolute(double eps_in) const {
   const double eps = eps_in - loss_err_;
   // Beyond the composed support only the mass at +inf remains (with its
   // rounding margins; eps moved by the positions' rounding decides ties).
@@ -261,9 +314,12 @@ double composed_pld::delta_lower(double eps_in) const {
   const double eps = eps_in + loss_err_;
   const std::size_t j = first_above(eps);
   const double tails = tail_lo_ + tail_hi_;
-  const double fin = fin_raw(eps) - tails - fft_error(j, tails) - mass_error_above(eps);
-  return std::min(1.0,
-                  detail::sum_down(m_inf_lower(), std::max(0.0, fin)));  // (a delta is at most 1)
+  double fin = fin_raw(eps) - tails - fft_error(j, tails) - mass_error_above(eps);
+  // Near the underflow the masses and sums lose their relative precision
+  // (a single subsampled Gaussian step read delta(13.44) >= 4.5e-321 where
+  // the truth is 6.7e-323): no finite part is claimed there.
+  if (fin < 1e-290) fin = 0.0;
+  return std::min(1.0, detail::sum_down(m_inf_lower(), fin));  // (a delta is at most 1)
 }
 
 // The polygon of the computed (raw) masses: the test rejecting losses >= lambda_j

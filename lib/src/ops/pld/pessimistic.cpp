@@ -48,6 +48,46 @@ void complete_masses(grid_pmf& r) {
   }
 }
 
+// What the relative (eta) form of the errors needs from the cells
+// (pld_grid.hpp: grid_pmf::eta_loss): the largest move of a cell's ratio
+// that makes its clamped split exact, and the masses too close to the
+// underflow to be relatively accurate (counted whole, absolutely).
+struct cell_eta {
+  bool ok = true;
+  double clamp = 0.0, tiny = 0.0;
+  void note(const mass2& m, double numer, double u_raw, double h) {
+    constexpr double kTiny = 1e-290;
+    if (m.p < kTiny && m.q < kTiny) {
+      tiny += 2.0 * (m.p + m.q);
+      return;
+    }
+    if (!(m.p > 0 && m.q > 0)) {
+      ok = false;  // a cell with one measure only has no finite ratio to move
+      return;
+    }
+    // numer / p = (q / p) e^{-l_{k-1}} - 1: below 0 the ratio is under
+    // e^{l_{k-1}}, above e^h - 1 over e^{l_k}
+    if (u_raw < 0)
+      clamp = std::max(clamp, -std::log1p(numer / m.p));
+    else if (u_raw > m.p)
+      clamp = std::max(clamp, std::log1p(numer / m.p) - h);
+  }
+};
+
+// The eta form of a finished pessimistic grid (pld_grid.hpp). The cells'
+// masses are the law's masses of one outcome set each, within kIntervalRel;
+// moving Q by a factor 1 +- 2 kIntervalRel + 16 u (the masses' and the
+// split's roundings) and by the boundary's and the clamps' loss errors
+// makes every split exact, and the atoms' own roundings add 8 u relative.
+void set_eta_form(grid_pmf& r, const loss_law& law, const cell_eta& c, double lo, double hi) {
+  const double eb = law.boundary_error(lo, hi);
+  if (!c.ok || !(eb >= 0) || !std::isfinite(eb)) return;
+  r.eta_loss = eb + c.clamp + 2 * kIntervalRel + 16 * kU;
+  r.eta_rel = kIntervalRel + 8 * kU;
+  // (each atom may also be off by an underflow's 2^-1074 absolutely)
+  r.eta_abs = c.tiny + 4.9e-324 * 4.0 * static_cast<double>(r.p.size() + 2);
+}
+
 }  // namespace
 
 grid_pmf discretize_pessimistic(const loss_law& law, double h, double off, double lo, double hi) {
@@ -78,6 +118,8 @@ grid_pmf discretize_pessimistic(const loss_law& law, double h, double off, doubl
   r.shift_p.assign(n, 0.0);
   r.shift_q.assign(n, 0.0);
   auto L = [&](std::int64_t k) { return off + static_cast<double>(k) * h; };
+  cell_eta ce;
+  ce.ok = law.consistent_masses();
   // bottom: the tangent of slope -e^{l_klo} takes the Q-mass; the P excess goes to -inf
   {
     const mass2 b = law.mass(-kInf, L(klo));
@@ -86,6 +128,7 @@ grid_pmf discretize_pessimistic(const loss_law& law, double h, double off, doubl
     r.p[0] += std::min(pp, b.p);
     r.p_neg_inf += std::max(0.0, b.p - pp);
     if (b.p > pp) r.p_neg_inf_err += kMassRel * (pp + b.p);
+    if (b.q < 1e-290) ce.tiny += 2.0 * (b.q + std::min(pp, b.p));  // (the atom it leaves)
     r.err_q[0] += kMassRel * b.q;
     r.err_p[0] += kMassRel * (pp + b.p);
   }
@@ -97,6 +140,7 @@ grid_pmf discretize_pessimistic(const loss_law& law, double h, double off, doubl
     // P-mass sent to the upper end: u e^{l_k} + (p - u) e^{l_{k-1}} = q.
     const double numer = (m.q > 0 ? m.q * std::exp(-lk1) : 0.0) - m.p;
     double u = numer / em1;
+    if (ce.ok) ce.note(m, numer, u, h);
     u = std::clamp(u, 0.0, m.p);
     const double w = m.p - u;
     const std::size_t i = static_cast<std::size_t>(k - klo);
@@ -131,6 +175,7 @@ grid_pmf discretize_pessimistic(const loss_law& law, double h, double off, doubl
     r.q[n - 1] += std::min(qq, t.q);
     r.q_pos_inf += std::max(0.0, t.q - qq);
     if (t.q > qq) r.q_pos_inf_err += kMassRel * (qq + t.q);
+    if (t.p < 1e-290) ce.tiny += 2.0 * (t.p + std::min(qq, t.q));
     r.err_p[n - 1] += kMassRel * t.p;
     r.err_q[n - 1] += kMassRel * (qq + t.q);
   }
@@ -140,6 +185,7 @@ grid_pmf discretize_pessimistic(const loss_law& law, double h, double off, doubl
   if (r.p_neg_inf_err > 0) r.p_neg_inf_err += kU * r.p_neg_inf;
   if (r.q_pos_inf_err > 0) r.q_pos_inf_err += kU * r.q_pos_inf;
   complete_masses(r);
+  if (ce.ok) set_eta_form(r, law, ce, L(klo), L(khi));
   return r;
 }
 
