@@ -210,31 +210,36 @@ double composed_pld::tail_bound_above(double eps) const {
   return std::min(tail_hi_, std::exp(tail_env_.at(eps)));
 }
 
+// The computed finite part at eps and its error terms but the mass errors,
+// each found once (delta_upper and delta_lower scan every grid point).
+composed_pld::finite_parts composed_pld::parts_at(double eps, bool all_tails) const {
+  finite_parts f;
+  f.j = first_above(eps);
+  f.tails = all_tails ? tail_lo_ + tail_hi_ : tail_bound_above(eps) + (f.j == 0 ? tail_lo_ : 0.0);
+  f.fin = fin_raw(eps);
+  f.fft = fft_error(f.j, f.tails);
+  f.above = f.j < m_.size() ? std::max(0.0, sm_[f.j]) : 0.0;
+  return f;
+}
+
 // Two bounds on how far the terms' mass errors move delta(eps) (pld_grid.hpp),
-// the smaller taken, plus the rounding of fin_raw itself.
-double composed_pld::mass_error_above(double eps) const {
-  if (lattice_rel_ > 0) return std::min(err0_, lattice_rel_ * sm_[first_above(eps)]);
-  const std::size_t j = first_above(eps);
-  const double rounding = fin_rel_ * (j < m_.size() ? std::max(0.0, sm_[j]) : 0.0);
+// the smaller taken, plus the rounding of fin_raw itself (relative to the
+// mass above eps: the suffix sums and the e^{-h} recurrence).
+double composed_pld::mass_error(double eps, const finite_parts& f) const {
+  if (lattice_rel_ > 0) return std::min(err0_, lattice_rel_ * sm_[f.j]);
+  const double rounding = fin_rel_ * f.above;
   const double absolute = std::min(err0_, std::exp(err_env_.at(eps)));
   if (!has_rel_) return absolute + rounding;  // (the eta form is delta_upper's own)
-  return std::min(absolute, relative_error_above(eps)) + rounding;
-}
-
-// rho times an upper bound on the computed composition's delta(eps) (its
-// finite part with the rounding, window tails and FFT error), plus the
-// residual's product bound; the same bound serves delta_lower (pld_grid.hpp).
-double composed_pld::finite_upper(double eps) const {
-  const std::size_t j = first_above(eps);
-  const double tails = tail_bound_above(eps) + (j == 0 ? tail_lo_ : 0.0);
-  const double above = j < m_.size() ? std::max(0.0, sm_[j]) : 0.0;
-  return std::max(0.0, fin_raw(eps)) + fin_rel_ * above + tails + fft_error(j, tails);
-}
-
-double composed_pld::relative_error_above(double eps) const {
-  const double computed = finite_upper(eps);
+  // rho times an upper bound on the computed composition's delta (its
+  // finite part with the rounding, window tails and FFT error), plus the
+  // residual's product bound; the same bound serves delta_lower.
+  const double computed = std::max(0.0, f.fin) + rounding + f.tails + f.fft;
   const double res = std::min(res0_, std::exp(res_env_.at(eps)));
-  return (rel_rho_ * computed + res) * (1 + 1e-12);
+  return std::min(absolute, (rel_rho_ * computed + res) * (1 + 1e-12)) + rounding;
+}
+
+double composed_pld::mass_error_above(double eps) const {
+  return mass_error(eps, parts_at(eps, false));
 }
 
 double composed_pld::slack(std::size_t j) const { return slack_of(j, fft_l2_); }
@@ -271,9 +276,11 @@ double composed_pld::fft_error(std::size_t j, double tails) const {
 // lattice, where delta ~ m_top (1 - e^{eps - lambda_top}), an absolute 1e-12
 // on lambda_top was 2e-9 of delta: 'epsdelta:eps=2.3062081603902174,
 // times=2646 --eps 6102.2266980102904' read a lower end above the truth).
+// Laws with consistent masses are bounded by the eta form alone: at n
+// steps its factor is ~n 1e-13 and its shift of eps n 1e-13 or so, against
+// n times the errors' sums (1/h-amplified) of the absolute form.
 double composed_pld::delta_upper(double eps_in) const {
-  const double plain = delta_upper_absolute(eps_in);
-  return has_eta_ ? std::min(plain, delta_upper_eta(eps_in)) : plain;
+  return has_eta_ ? delta_upper_eta(eps_in) : delta_upper_absolute(eps_in);
 }
 
 // The eta form (pld_grid.hpp): each term is, within a factor 1 + r on its
@@ -288,7 +295,11 @@ double composed_pld::delta_upper(double eps_in) const {
 double composed_pld::delta_upper_eta(double eps_in) const {
   const double eps = eps_in - loss_err_ - eta_shift_;
   const double top = offset_ + static_cast<double>(top_index_) * h_;
-  const double fin = eps >= top ? 0.0 : finite_upper(eps);
+  double fin = 0.0;
+  if (eps < top) {
+    const finite_parts f = parts_at(eps, false);
+    fin = std::max(0.0, f.fin) + fin_rel_ * f.above + f.tails + f.fft;
+  }
   const double v = (1 + rel_rho_) * (m_inf_upper() + fin) * (1 + 1e-12) + eta_abs_;
   return std::min(1.0, std::max(v, std::numeric_limits<double>::denorm_min()));
 }
@@ -299,9 +310,8 @@ double composed_pld::delta_upper_absolute(double eps_in) const {
   // rounding margins; eps moved by the positions' rounding decides ties).
   const double top = offset_ + static_cast<double>(top_index_) * h_;
   if (eps >= top) return std::min(1.0, m_inf_upper());
-  const std::size_t j = first_above(eps);
-  const double tails = tail_bound_above(eps) + (j == 0 ? tail_lo_ : 0.0);
-  double fin = std::max(0.0, fin_raw(eps)) + tails + fft_error(j, tails) + mass_error_above(eps);
+  const finite_parts f = parts_at(eps, false);
+  double fin = std::max(0.0, f.fin) + f.tails + f.fft + mass_error(eps, f);
   // Below the top of the support some mass lies above eps, so the truth is
   // positive however far below the double range: an upper end of 0 would
   // exclude it ('epsdelta:eps=0.0038144,times=17743 --eps 66.14627328' read
@@ -312,9 +322,8 @@ double composed_pld::delta_upper_absolute(double eps_in) const {
 
 double composed_pld::delta_lower(double eps_in) const {
   const double eps = eps_in + loss_err_;
-  const std::size_t j = first_above(eps);
-  const double tails = tail_lo_ + tail_hi_;
-  double fin = fin_raw(eps) - tails - fft_error(j, tails) - mass_error_above(eps);
+  const finite_parts f = parts_at(eps, true);
+  double fin = f.fin - f.tails - f.fft - mass_error(eps, f);
   // Near the underflow the masses and sums lose their relative precision
   // (a single subsampled Gaussian step read delta(13.44) >= 4.5e-321 where
   // the truth is 6.7e-323): no finite part is claimed there.

@@ -217,13 +217,16 @@ class composed_pld {
   static void set_tilt_form(composed_pld& r, const detail::window_masses& w);
   std::size_t first_above(double eps) const;
   double tail_bound_above(double eps) const;
+  /// The computed finite part at eps with its error terms but the mass
+  /// errors (tails: those above eps, or all of them).
+  struct finite_parts {
+    std::size_t j = 0;
+    double fin = 0, tails = 0, fft = 0, above = 0;
+  };
+  finite_parts parts_at(double eps, bool all_tails) const;
+  /// How far the terms' mass errors (and fin_raw's rounding) move delta(eps).
+  double mass_error(double eps, const finite_parts& f) const;
   double mass_error_above(double eps) const;
-  /// The mass-error bound in relative form (pld_grid.hpp's header comment).
-  double relative_error_above(double eps) const;
-  /// An upper bound on the computed composition's finite delta at eps
-  /// (already moved by the positions' rounding): its finite part with the
-  /// rounding, window tails and FFT error.
-  double finite_upper(double eps) const;
   /// delta_upper's two forms: the absolute error terms, and the eta form.
   double delta_upper_absolute(double eps) const;
   double delta_upper_eta(double eps) const;
