@@ -4,8 +4,8 @@
 // (mpmath at 60 digits, the hockey-stick divergence of the pair itself, both
 // orders). A single step composed once is read from its discretization
 // directly, so these rows test the discretization's error accounting alone:
-// the interval masses of one outcome set per cell, the relative forms of
-// the errors (formulas.md 12.2), the split of narrow cells deep in the tail.
+// the interval masses of one outcome set per cell, the eta form of the
+// errors (formulas.md 12.2), the split of narrow cells deep in the tail.
 #include <gtest/gtest.h>
 
 #include <string>

@@ -89,15 +89,12 @@ composed_pld composed_pld::from_sums(const detail::composition_sums& s, double h
   r.rel_rho_ = s.rel_factor();
   r.eta_shift_ = s.eta_shift();
   r.has_eta_ = std::isfinite(r.rel_rho_) && r.eta_shift_ > 0;
-  r.has_rel_ = std::isfinite(r.rel_rho_) && !r.has_eta_;
   r.eta_abs_ = s.eta_abs;
-  r.res0_ = std::exp(s.log_res0());
   r.fin_rel_ = 2.0 * (2.0 / -std::expm1(-h) + 8.0) * kU;
   for (std::size_t i = 0; i < s.tilts.size(); ++i) {
     r.cher_t_.push_back(s.tilts[i]);
     r.cher_k_.push_back(s.K[i]);
     r.err_k_.push_back(s.log_err_at(i));
-    r.res_k_.push_back(s.log_res_at(i));
   }
   set_tilt_form(r, w);
   if (!w.windowed) {
@@ -133,7 +130,6 @@ composed_pld composed_pld::from_sums(const detail::composition_sums& s, double h
 void composed_pld::finish() {
   tail_env_.build(cher_t_, cher_k_);
   err_env_.build(cher_t_, err_k_);
-  res_env_.build(cher_t_, res_k_);
   const std::size_t n = m_.size();
   sm_.assign(n + 1, 0.0);
   se_.assign(n + 1, 0.0);
@@ -222,20 +218,12 @@ composed_pld::finite_parts composed_pld::parts_at(double eps, bool all_tails) co
   return f;
 }
 
-// Two bounds on how far the terms' mass errors move delta(eps) (pld_grid.hpp),
-// the smaller taken, plus the rounding of fin_raw itself (relative to the
-// mass above eps: the suffix sums and the e^{-h} recurrence).
+// How far the terms' mass errors move delta(eps) (the absolute product or
+// shift bound, pld_grid.hpp), plus the rounding of fin_raw itself (relative
+// to the mass above eps: the suffix sums and the e^{-h} recurrence).
 double composed_pld::mass_error(double eps, const finite_parts& f) const {
   if (lattice_rel_ > 0) return std::min(err0_, lattice_rel_ * sm_[f.j]);
-  const double rounding = fin_rel_ * f.above;
-  const double absolute = std::min(err0_, std::exp(err_env_.at(eps)));
-  if (!has_rel_) return absolute + rounding;  // (the eta form is delta_upper's own)
-  // rho times an upper bound on the computed composition's delta (its
-  // finite part with the rounding, window tails and FFT error), plus the
-  // residual's product bound; the same bound serves delta_lower.
-  const double computed = std::max(0.0, f.fin) + rounding + f.tails + f.fft;
-  const double res = std::min(res0_, std::exp(res_env_.at(eps)));
-  return std::min(absolute, (rel_rho_ * computed + res) * (1 + 1e-12)) + rounding;
+  return std::min(err0_, std::exp(err_env_.at(eps))) + fin_rel_ * f.above;
 }
 
 double composed_pld::mass_error_above(double eps) const {

@@ -607,7 +607,6 @@ grid_pmf discretize(const loss_law& law, double h, double offset, double lo_cut,
   if (side == pld_side::pessimistic) return detail::discretize_pessimistic(law, h, offset, lo, hi);
   grid_pmf g = discretize_optimistic(law, h, offset, lo, hi, coarse);
   account_for_mass(law, g);
-  g.relative_ok = law.consistent_masses();
   return g;
 }
 

@@ -57,13 +57,10 @@
 // (equal to the bound above when A_j + S_j = D_j; the smaller one is used).
 //
 // Both grow like n times the errors' sums: at n = 10^7 steps they exceeded
-// delta = 1e-9 itself. Laws whose interval masses are consistent (P and Q
-// of one outcome set, loss_law::consistent_masses) also get relative forms
-// (docs/formulas.md 12.2), and each bound takes the smaller: the optimistic
-// side reads each atom's error as a factor 1 + r on it (errors beyond
-// kRelCap stay absolute), so delta moves by ((1 + r)^n - 1) delta plus the
-// rest's product bound; the pessimistic side's eta form states the grid as
-// the exact discretization, within 1 +- r, of a pair (P, Q') whose loss is
+// delta = 1e-9 itself. For laws whose interval masses are consistent (P
+// and Q of one outcome set, loss_law::consistent_masses) the pessimistic
+// side has the eta form instead (docs/formulas.md 12.2): the grid is the
+// exact discretization, within 1 +- r, of a pair (P, Q') whose loss is
 // moved by at most eta, so the truth at eps is at most e^{n eta} (1 -
 // r)^{-n} times the computed delta at eps - n eta (an upper bound only).
 #pragma once
@@ -106,10 +103,7 @@ struct grid_pmf {
   /// consumer may ignore these; compose_grid uses them (a move by h changes
   /// delta(eps) by at most h times the mass moved). Empty: none.
   std::vector<double> shift_p, shift_q;
-  /// Relative forms of the errors (laws with consistent_masses()).
-  /// Optimistic side: relative_ok, err_p / err_q are relative to honest
-  /// masses (each atom's error may be read as a factor on it).
-  bool relative_ok = false;
+  /// The eta form of the errors (laws with consistent_masses()).
   /// Pessimistic side (eta_loss >= 0): the finite atoms are, within a
   /// factor 1 +- eta_rel each (and eta_abs in all, for masses near the
   /// underflow), the exact pessimistic discretization of a pair (P, Q')
@@ -259,14 +253,11 @@ class composed_pld {
   // (and at t = 0 in err0_)
   std::vector<double> err_k_;
   double err0_ = 0;
-  // the relative form: delta moves by at most rel_rho_ times the computed
-  // delta (with its error terms) plus the residual's bound (res0_ flat,
-  // res_k_ at cher_t_); has_rel_ false: no relative form. The eta form
-  // (has_eta_, an upper bound only): the truth at eps is at most (1 +
-  // rel_rho_) times the computed delta at eps - eta_shift_, plus eta_abs_.
-  bool has_rel_ = false, has_eta_ = false;
-  double rel_rho_ = 0, res0_ = 0, eta_shift_ = 0, eta_abs_ = 0;
-  std::vector<double> res_k_;
+  // The eta form (has_eta_, an upper bound only): the truth at eps is at
+  // most (1 + rel_rho_) times the computed delta at eps - eta_shift_, plus
+  // eta_abs_.
+  bool has_eta_ = false;
+  double rel_rho_ = 0, eta_shift_ = 0, eta_abs_ = 0;
   // the rounding of fin_raw relative to the mass above eps: the suffix sums
   // (compensated; the e^{-h} recurrence of se_ adds up to ~2u / (1 - e^{-h}))
   double fin_rel_ = 0;
@@ -283,7 +274,7 @@ class composed_pld {
     void build(const std::vector<double>& ts, const std::vector<double>& ks);
     double at(double eps) const;  // +inf without lines
   };
-  line_min tail_env_, err_env_, res_env_;
+  line_min tail_env_, err_env_;
 };
 
 /// Composes terms (pmf_i, n_i): Q-law of T(P,Q) if use_p is false, P-law

@@ -9,49 +9,13 @@
 namespace fdp::detail {
 
 namespace {
-// The relative part of a term's error bounds: r is the largest e_k / x_k
-// over the atoms whose ratio is at most kRelCap, rounded up; the other
-// atoms' errors stay whole in the residual. Why relative: a measure within
-// a factor 1 + r of the exact one, atom by atom, composes n-fold to within
-// (1 + r)^n of the exact composition (positive measures; convolution is
-// monotone), so delta moves by ((1 + r)^n - 1) delta; the absolute product
-// bound moves it by ~ n r times a Chernoff bound on the mass above eps,
-// which at delta = 1e-9 and n = 10^7 was three times delta itself.
-constexpr double kRelCap = 1e-6;
-
-void split_relative(oriented_term& t, const grid_pmf& g) {
-  if (g.eta_loss >= 0) {
-    // (the masses are within 1 +- r of the exact ones, so the exact ones
-    // within 1 / (1 - r) of the masses)
-    t.rel = std::nextafter(g.eta_rel / (1.0 - g.eta_rel), kInf);
-    t.eta = g.eta_loss;
-    t.eta_abs = g.eta_abs;
-    return;
-  }
-  t.rel = kInf;
-  if (!g.relative_ok) return;
-  double r = 0.0;
-  bool any_res = false;
-  const auto relative = [&](std::size_t k) { return t.x[k] > 0 && t.e[k] <= kRelCap * t.x[k]; };
-  for (std::size_t k = 0; k < t.x.size(); ++k) {
-    if (relative(k))
-      r = std::max(r, t.e[k] / t.x[k]);
-    else if (t.e[k] > 0)
-      any_res = true;
-  }
-  // (e / x rounds by u, r x by u more: 4 u covers both; the law's masses
-  // are honest to kIntervalRel, which the error vectors' kMassRel may not cover)
-  t.rel = std::nextafter(r * (1 + 4 * kU) + kIntervalRel, kInf);
-  t.res.clear();
-  t.res0 = 0.0;
-  if (!any_res) return;
-  t.res.assign(t.x.size(), 0.0);
-  for (std::size_t k = 0; k < t.x.size(); ++k)
-    if (!relative(k)) {
-      t.res[k] = t.e[k] + kIntervalRel * std::max(0.0, t.x[k]);  // (the honest mass error too)
-      t.res0 += t.res[k];
-    }
-  t.res0 *= 1 + 4 * kU * static_cast<double>(t.res.size());  // (the sum's rounding)
+// The eta form of a pessimistic grid (pld_grid.hpp): its masses are within
+// 1 +- r of the exact ones, so the exact ones within 1 / (1 - r) of them.
+void take_eta_form(oriented_term& t, const grid_pmf& g) {
+  if (!(g.eta_loss >= 0)) return;  // (t.rel stays +inf: no eta form)
+  t.rel = std::nextafter(g.eta_rel / (1.0 - g.eta_rel), kInf);
+  t.eta = g.eta_loss;
+  t.eta_abs = g.eta_abs;
 }
 }  // namespace
 
@@ -86,7 +50,7 @@ oriented_term orient(const grid_pmf& g, bool use_p, double h) {
   for (double v : t.e) t.e0 += v;
   if (t.a.empty()) t.a0 = t.e0;
   for (double v : t.a) t.a0 += v;
-  split_relative(t, g);
+  take_eta_form(t, g);
   return t;
 }
 
@@ -95,14 +59,10 @@ void tilt_sums(oriented_term& t, double h, const std::vector<double>& tilts) {
   tilted_log_mgfs(t.e, t.off, h, t.k0, tilts, t.ke);
   t.ka.clear();
   if (!t.a.empty()) tilted_log_mgfs(t.a, t.off, h, t.k0, tilts, t.ka);
-  if (t.res.empty())
-    t.kres.assign(tilts.size(), -kInf);
-  else
-    tilted_log_mgfs(t.res, t.off, h, t.k0, tilts, t.kres);
 }
 
 composition_sums::composition_sums(std::vector<double> ts)
-    : tilts(std::move(ts)), K(tilts.size(), 0.0), acc(tilts.size()), res_acc(tilts.size()) {}
+    : tilts(std::move(ts)), K(tilts.size(), 0.0), acc(tilts.size()) {}
 
 void composition_sums::add(const oriented_term& t, std::int64_t n, double h) {
   const double nn = static_cast<double>(n);
@@ -141,23 +101,14 @@ void composition_sums::add(const oriented_term& t, std::int64_t n, double h) {
     acc[i].add(t.km[i], t.ke[i], t.a.empty() ? t.ke[i] : t.ka[i], nn);
   }
   shifts = shifts || !t.a.empty();
-  // The relative form: every atom at most (1 + r) x + res (and at least
-  // (1 - r) x - res), so the residual's product is taken with masses (1 + r) M
-  // and errors 2 res (the factor 2 serves the lower side: pld_grid.hpp).
+  // The eta form: every term must have one
   if (!std::isfinite(t.rel)) {
     log1p_rel = kInf;
     return;
   }
-  const double l1r = std::log1p(t.rel);
-  log1p_rel += nn * l1r;
+  log1p_rel += nn * std::log1p(t.rel);
   eta += nn * t.eta;
   eta_abs += nn * t.eta_abs;
-  const double lres = t.res0 > 0 ? std::log(2 * t.res0) : -kInf;
-  res_acc0.add(std::log(t.s0) + l1r, lres, lres, nn);
-  for (std::size_t i = 0; i < tilts.size(); ++i) {
-    const double lr = t.kres[i] + std::log(2.0);
-    res_acc[i].add(t.km[i] + l1r, lr, lr, nn);
-  }
 }
 
 double composition_sums::rel_factor() const {

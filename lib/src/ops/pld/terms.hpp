@@ -37,16 +37,10 @@ struct oriented_term {
          a0 = 0.0;                 ///< |x|_2, sum max(x, 0), sum e, sum a (e0 if no shifts)
   bool full = true;                ///< nothing removed by the discretization (fin + inf = 1)
   std::vector<double> km, ke, ka;  ///< tilted log-sums of x, e, a (tilt_sums)
-  /// The errors in relative form (pld_grid.hpp), +inf rel: none. Either the
-  /// errors split into a relative and an absolute part (optimistic side:
-  /// e_k <= rel x_k wherever res_k = 0, res_k = e_k elsewhere), or the eta
-  /// form (pessimistic side): the masses within a factor 1 + rel of the
-  /// exact discretization of a pair whose loss is moved by at most eta,
-  /// plus eta_abs in all.
+  /// The eta form of the errors (pessimistic side, pld_grid.hpp; +inf rel:
+  /// none): the exact discretization of a pair whose loss is moved by at
+  /// most eta is within a factor 1 + rel of the masses, plus eta_abs in all.
   double rel = kInf, eta = 0.0, eta_abs = 0.0;
-  std::vector<double> res;   ///< (empty: every error is relative)
-  double res0 = 0.0;         ///< sum of res
-  std::vector<double> kres;  ///< tilted log-sums of res (tilt_sums; -inf if empty)
 };
 
 oriented_term orient(const grid_pmf& g, bool use_p, double h);
@@ -61,14 +55,10 @@ struct composition_sums {
   std::vector<double> K;                     ///< composed log-MGF per tilt
   error_bound_acc acc0;                      ///< mass errors, flat
   std::vector<error_bound_acc> acc;          ///< and per tilt
-  /// The same errors split (oriented_term::rel, res): the composed measure
-  /// is at most prod (1 + r_i)^{n_i} times the computed one plus the
-  /// residual's product, so delta moves by at most rel_factor() times the
-  /// computed delta plus log_res_at() (formulas: pld_grid.hpp).
-  double log1p_rel = 0.0;                ///< sum n log1p(r) (+inf: a term has no relative form)
-  double eta = 0.0, eta_abs = 0.0;       ///< sum n eta, sum n eta_abs (eta form)
-  error_bound_acc res_acc0;              ///< residual product, flat
-  std::vector<error_bound_acc> res_acc;  ///< and per tilt
+  /// The eta form (oriented_term::rel, eta): the truth is at most 1 +
+  /// rel_factor() times the computed delta at eps - eta_shift() (pld_grid.hpp).
+  double log1p_rel = 0.0;           ///< sum n log1p(r) (+inf: a term has no eta form)
+  double eta = 0.0, eta_abs = 0.0;  ///< sum n eta, sum n eta_abs
   bool shifts = false;
   double err_in = 0.0;    ///< sum n |x|_2 (input norm of the transforms)
   double terms = 0.0;     ///< sum n
@@ -92,13 +82,10 @@ struct composition_sums {
   /// flat, and at tilts()[i] (the shift bound only for t > 0).
   double err0() const;
   double log_err_at(std::size_t i) const;
-  /// e^{sum n eta} prod (1 + r_i)^{n_i} - 1, rounded up (+inf: no relative form).
+  /// e^{sum n eta} prod (1 + r_i)^{n_i} - 1, rounded up (+inf: no eta form).
   double rel_factor() const;
   /// The eta form's shift of epsilon, sum n eta, rounded up (0: not the eta form).
   double eta_shift() const;
-  /// The residual's bound (log), flat and at tilts()[i].
-  double log_res0() const { return res_acc0.log_product(); }
-  double log_res_at(std::size_t i) const { return res_acc[i].log_product(); }
   /// The Chernoff window [y_lo, y_hi] in losses holding all but `tail` of
   /// the finite mass on each side, within the support (the ends may cross).
   void window(double tail, double& y_lo, double& y_hi) const;
