@@ -193,6 +193,7 @@ def check_mp(sigma, q, n, x_div):
 
 CASES = [  # sigma, q, n, delta, an epsilon above the answer, amp and x_div (log_phi_on_u)
     (0.5, 1e-6, 10_000_000, 1e-9, 2.0, 1e-15, 16),
+    (0.5, 1e-5, 1_000_000, 1.72587392e-8, 3.0, 1e-15, 16),
 ]
 # Not in the table yet: sigma = 0.3, q = 1e-9, n = 10^7 at delta = 1e-5
 # (CASE_Q1E9). There this quadrature is not trusted: its delta(eps) is not
@@ -223,5 +224,5 @@ if __name__ == "__main__":
         with multiprocessing.Pool(2) as pool:  # (the two refinements side by side)
             e1, e2 = pool.map(solve, [case + (1,), case + (2,)])
         assert abs(e1 - e2) <= 1e-6 * e2, (e1, e2)
-        print(f"{sigma},{q:g},{n},{delta:g},{e2:.9g}", flush=True)
+        print(f"{sigma},{q:g},{n},{delta!r},{e2:.9g}", flush=True)
         print(f"# quadrature refinement: {e1:.12g} vs {e2:.12g}", flush=True)

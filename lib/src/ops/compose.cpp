@@ -848,20 +848,21 @@ double answer_width(const composition& c, const compose_options& opt, double del
 
 // A staged composition whose first stage had to be coarsened (near-identity
 // terms: a one-term resolution finer than its grid allows) is set by that
-// stage's polygon gap. When the repetitions are long enough for the engine
-// to compute in long double (compose_grid), one grid of all n terms at
-// twice the coarsened first stage's step can do better: its discretization
-// error is second order in h and its FFT rounding no longer n-fold in
-// double. P7 of the perf scenarios (a 10^7-fold subsampled Gaussian, q =
-// 1e-6, delta 1e-9): staged [0.141, 1.498], one grid [0.839, 1.252], set by
-// the per-atom mass-error bound (docs/formulas.md 12.3). One pass, no
-// refinement (a finer step would not fit the tilted window); nothing when
-// it fails.
+// stage's polygon gap. One grid of all n terms at twice the coarsened first
+// stage's step can do better: its discretization error is second order in
+// h, and from 2^20 terms on the engine computes it in long double
+// (compose_grid). Below that, down to the staging threshold 2^17, double's
+// n-fold FFT rounding (~1e-11 of the tilted masses) still leaves it far
+// narrower (sigma 0.5, q = 1e-5, 10^6 steps at delta 1.73e-8: staged
+// [1.988, 3.248], one grid [1.9992, 2.0004], reference 2.0). P7 of the perf scenarios (a 10^7-fold
+// subsampled Gaussian, q = 1e-6, delta 1e-9): staged [0.141, 1.498], one grid [0.839, 1.252], set
+// by the per-atom mass-error bound (docs/formulas.md 12.3). One pass, no refinement (a finer step
+// would not fit the tilted window); nothing when it fails.
 std::optional<composition> one_grid_for_coarsened(const std::vector<compose_term>& terms,
                                                   const compose_options& opt, double coarse_step) {
   double n = 0.0;
   for (const auto& t : terms) n += static_cast<double>(t.times);
-  if (n < detail::kLongDoubleTerms) return std::nullopt;
+  if (n < static_cast<double>(opt.stage_min)) return std::nullopt;
   compose_options o = opt;
   o.stage_min = 0;
   o.initial_step = 2.0 * coarse_step;
