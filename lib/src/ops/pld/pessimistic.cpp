@@ -57,12 +57,12 @@ struct cell_eta {
   double clamp = 0.0, tiny = 0.0;
   void note(const mass2& m, double numer, double u_raw, double h) {
     constexpr double kTiny = 1e-290;
-    if (m.p < kTiny && m.q < kTiny) {
+    if (!(m.p > 0 || m.q > 0)) return;
+    if (m.p < kTiny || m.q < kTiny) {
+      // (a mass near the underflow has no relative accuracy, so neither has
+      // the cell's ratio: its atoms are counted whole; a cell of one measure
+      // only, with no ratio to move, too)
       tiny += 2.0 * (m.p + m.q);
-      return;
-    }
-    if (!(m.p > 0 && m.q > 0)) {
-      ok = false;  // a cell with one measure only has no finite ratio to move
       return;
     }
     // numer / p = (q / p) e^{-l_{k-1}} - 1: below 0 the ratio is under
@@ -128,7 +128,7 @@ grid_pmf discretize_pessimistic(const loss_law& law, double h, double off, doubl
     r.p[0] += std::min(pp, b.p);
     r.p_neg_inf += std::max(0.0, b.p - pp);
     if (b.p > pp) r.p_neg_inf_err += kMassRel * (pp + b.p);
-    if (b.q < 1e-290) ce.tiny += 2.0 * (b.q + std::min(pp, b.p));  // (the atom it leaves)
+    if (std::min(b.q, pp) < 1e-290) ce.tiny += 2.0 * (b.q + std::min(pp, b.p));  // (its atom)
     r.err_q[0] += kMassRel * b.q;
     r.err_p[0] += kMassRel * (pp + b.p);
   }
@@ -175,7 +175,7 @@ grid_pmf discretize_pessimistic(const loss_law& law, double h, double off, doubl
     r.q[n - 1] += std::min(qq, t.q);
     r.q_pos_inf += std::max(0.0, t.q - qq);
     if (t.q > qq) r.q_pos_inf_err += kMassRel * (qq + t.q);
-    if (t.p < 1e-290) ce.tiny += 2.0 * (t.p + std::min(qq, t.q));
+    if (std::min(t.p, qq) < 1e-290) ce.tiny += 2.0 * (t.p + std::min(qq, t.q));
     r.err_p[n - 1] += kMassRel * t.p;
     r.err_q[n - 1] += kMassRel * (qq + t.q);
   }
