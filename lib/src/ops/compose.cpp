@@ -854,10 +854,12 @@ double answer_width(const composition& c, const compose_options& opt, double del
 // (compose_grid). Below that, down to the staging threshold 2^17, double's
 // n-fold FFT rounding (~1e-11 of the tilted masses) still leaves it far
 // narrower (sigma 0.5, q = 1e-5, 10^6 steps at delta 1.73e-8: staged
-// [1.988, 3.248], one grid [1.9992, 2.0004], reference 2.0). P7 of the perf scenarios (a 10^7-fold
-// subsampled Gaussian, q = 1e-6, delta 1e-9): staged [0.141, 1.498], one grid [0.839, 1.252], set
-// by the per-atom mass-error bound (docs/formulas.md 12.3). One pass, no refinement (a finer step
-// would not fit the tilted window); nothing when it fails.
+// [1.988, 3.248], one grid [1.9992, 2.0004], reference 2.0). P7 of the perf
+// scenarios (a 10^7-fold subsampled Gaussian, q = 1e-6, delta 1e-9):
+// staged [0.141, 1.498], one grid's upper end 0.950698 (the eta form of
+// docs/formulas.md 12.2; 1.252 under the absolute mass-error bound). One
+// pass, no refinement (a finer step would not fit the tilted window);
+// nothing when it fails.
 std::optional<composition> one_grid_for_coarsened(const std::vector<compose_term>& terms,
                                                   const compose_options& opt, double coarse_step) {
   double n = 0.0;

@@ -168,6 +168,8 @@ class composed_pld {
   /// Its finite part, sum_k m_k (1 - e^{eps - lambda_k})_+, as computed (not
   /// absorbed into m_inf's rounding).
   double fin_raw(double eps) const;
+  /// The same with first_above(eps) already known.
+  double fin_raw_at(std::size_t j, double eps) const;
   /// Upper / lower bounds on the delta(eps) of the exactly composed
   /// discretized laws (adds or subtracts the error terms). For a pessimistic
   /// composition the upper bound bounds the truth; for an optimistic one the
