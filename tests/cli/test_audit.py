@@ -5,9 +5,11 @@ written by `fdp sample`, the curve CSV read by plots/plot_audit.py, shards.
 
 Usage: /usr/bin/python3 test_audit.py PATH_TO_fdp   (exit 0 = pass)
 """
+import atexit
 import csv
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -17,6 +19,7 @@ from fdp_json import answer  # noqa: E402
 FDP = sys.argv[1] if len(sys.argv) > 1 else "fdp"
 failures = []
 TMP = tempfile.mkdtemp(prefix="fdp_audit_cli_")
+atexit.register(shutil.rmtree, TMP, ignore_errors=True)
 
 
 def run(*args):

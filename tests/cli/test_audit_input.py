@@ -9,9 +9,11 @@ on stderr naming the file and line where there is one, nothing on stdout.
 
 Usage: /usr/bin/python3 test_audit_input.py PATH_TO_fdp   (exit 0 = pass)
 """
+import atexit
 import json
 import os
 import pty
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -20,6 +22,7 @@ FDP = sys.argv[1] if len(sys.argv) > 1 else "fdp"
 SRC = os.environ.get("FDP_SOURCE_DIR", os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 failures = []
 TMP = tempfile.mkdtemp(prefix="fdp_audit_input_")
+atexit.register(shutil.rmtree, TMP, ignore_errors=True)
 
 
 def run(*args, env=None):

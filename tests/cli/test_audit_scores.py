@@ -9,15 +9,18 @@ stderr, nothing on stdout (the JSON error object with --json).
 
 Usage: /usr/bin/python3 test_audit_scores.py PATH_TO_fdp   (exit 0 = pass)
 """
+import atexit
 import csv
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
 
 FDP = sys.argv[1] if len(sys.argv) > 1 else "fdp"
 TMP = tempfile.mkdtemp(prefix="fdp_audit_scores_")
+atexit.register(shutil.rmtree, TMP, ignore_errors=True)
 failures = []
 
 

@@ -27,9 +27,11 @@ exact delta(eps) of the n-fold composition:
     test_spec_table.py's, from the table.)
 """
 
+import atexit
 import json
 import math
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -38,6 +40,7 @@ from fdp_json import answer, answers  # noqa: E402
 
 FDP = sys.argv[1] if len(sys.argv) > 1 else "fdp"
 TMP = tempfile.mkdtemp(prefix="fdp_dlap_cli_")
+atexit.register(shutil.rmtree, TMP, ignore_errors=True)
 failures = []
 checks = [0]
 

@@ -14,9 +14,11 @@ which for k = 2 is f_{eps,0} (Dong, Roth & Su 2022, Sec. 2.2):
 Bad keys and out-of-range values are test_spec_table.py's (from the table).
 """
 
+import atexit
 import json
 import math
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -25,6 +27,7 @@ from fdp_json import answer, answers  # noqa: E402
 
 FDP = sys.argv[1] if len(sys.argv) > 1 else "fdp"
 TMP = tempfile.mkdtemp(prefix="fdp_rr_cli_")
+atexit.register(shutil.rmtree, TMP, ignore_errors=True)
 failures = []
 checks = [0]
 

@@ -17,15 +17,18 @@ keys in other units (laplace:eps=, gaussian:mu=) give the same answers as
 the keys they stand for.
 """
 
+import atexit
 import decimal
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
 
 FDP = sys.argv[1] if len(sys.argv) > 1 else "fdp"
 TMP = tempfile.mkdtemp(prefix="fdp_spec_table_cli_")
+atexit.register(shutil.rmtree, TMP, ignore_errors=True)
 failures = []
 checks = [0]
 

@@ -28,26 +28,29 @@ std::string error_of(const std::string& text) {
   return "no error";
 }
 
+// A file of this process (its pid in the name: ctest runs the tests of
+// this binary in parallel processes), removed when the process exits.
+struct scratch_file {
+  std::string path;
+  scratch_file(const std::string& stem, const char* text)
+      : path(::testing::TempDir() + stem + std::to_string(::getpid()) + ".csv") {
+    std::ofstream(path) << text;
+  }
+  scratch_file(const scratch_file&) = delete;
+  scratch_file& operator=(const scratch_file&) = delete;
+  ~scratch_file() { std::remove(path.c_str()); }
+};
+
 // A curve file for the file keys of the examples.
 const std::string& curve_file() {
-  static const std::string path = [] {
-    const std::string p =
-        ::testing::TempDir() + "fdp_spec_table_test_" + std::to_string(::getpid()) + ".csv";
-    std::ofstream(p) << "0,1\n0.2,0.3\n1,0\n";
-    return p;
-  }();
-  return path;
+  static const scratch_file file("fdp_spec_table_test_", "0,1\n0.2,0.3\n1,0\n");
+  return file.path;
 }
 
 // An RDP curve file (order,rdp rows) for the rdp kind's file key.
 const std::string& rdp_file() {
-  static const std::string path = [] {
-    const std::string p =
-        ::testing::TempDir() + "fdp_spec_table_rdp_" + std::to_string(::getpid()) + ".csv";
-    std::ofstream(p) << "order,rdp\n2,0.5\n4,1\n8,2\n";
-    return p;
-  }();
-  return path;
+  static const scratch_file file("fdp_spec_table_rdp_", "order,rdp\n2,0.5\n4,1\n8,2\n");
+  return file.path;
 }
 
 // The example with its file keys pointing at curve_file() (rdp_file() for
