@@ -55,6 +55,33 @@ TEST(MixtureGaussianKind, TwoComponentsAreTheSubsampledGaussian) {
   }
 }
 
+// The law remembers its last few boundaries per thread (x_of): laws asked
+// in turn, a law made in the place of a freed one, and loss 0 asked first
+// (an empty memo slot once read as loss 0 at x = 0) answer as a fresh law.
+TEST(MixtureGaussianKind, RememberedBoundariesBelongToTheirLaw) {
+  const std::vector<std::pair<double, double>> cells{{0.0, 0.5}, {-0.02, 0.0}, {0.5, 3.0},
+                                                     {0.0, 0.5}, {3.0, 12.0},  {-0.02, 0.5}};
+  auto fresh = [](double sigma, double a, double b) {
+    return gaussian_mixture_law(sigma, {0.0, 1.0, 2.0}, {0.9, 0.09, 0.01})->mass(a, b);
+  };
+  const auto one = gaussian_mixture_law(1.3, {0.0, 1.0, 2.0}, {0.9, 0.09, 0.01});
+  const auto two = gaussian_mixture_law(0.7, {0.0, 1.0, 2.0}, {0.9, 0.09, 0.01});
+  for (const auto& [a, b] : cells) {
+    for (const auto& [law, sigma] : {std::pair{one.get(), 1.3}, std::pair{two.get(), 0.7}}) {
+      const mass2 m = law->mass(a, b), f = fresh(sigma, a, b);
+      EXPECT_EQ(m.p, f.p) << sigma << ": " << a << ", " << b;
+      EXPECT_EQ(m.q, f.q) << sigma << ": " << a << ", " << b;
+    }
+  }
+  // and the cells add up (a boundary read from another law would not)
+  for (const auto* law : {one.get(), two.get()}) {
+    const mass2 l = law->mass(-0.02, 0.0), r = law->mass(0.0, 0.5), lr = law->mass(-0.02, 0.5);
+    EXPECT_NEAR(l.p + r.p, lr.p, 1e-15);
+    EXPECT_NEAR(l.q + r.q, lr.q, 1e-15);
+    EXPECT_GT(r.p, 0.01);
+  }
+}
+
 TEST(MixtureGaussianKind, BadParametersAreRefused) {
   test::expect_refused(
       {{"mixture-gaussian:sigma=1,sensitivities=0;1,weights=0.9;0.2", "must sum to 1"},

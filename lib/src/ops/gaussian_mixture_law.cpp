@@ -15,9 +15,12 @@
 // mirror images, (1-q) N(0) + q N(-+d), is the Poisson-subsampled Gaussian
 // under replace-one neighbours (subsampled-gaussian's neighbours key).
 #include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <numeric>
+#include <utility>
 
 #include "fdp/core/error.hpp"
 #include "fdp/core/normal.hpp"
@@ -33,19 +36,19 @@ struct mixture {
   std::vector<double> shift, weight, log_weight;
 
   // log sum_i w_i e^{u_i(x)} by log-sum-exp (no overflow at large |x|).
-  double log_ratio(double x, double s) const {
+  double log_ratio(double x, double s) const { return log_ratio_and_slope(x, s).first; }
+  // The same and its derivative in x, sum_i w_i u_i' e^{u_i} / sum_i w_i
+  // e^{u_i} with u_i' = c_i / s^2 (a weighted mean of the shifts).
+  std::pair<double, double> log_ratio_and_slope(double x, double s) const {
     double m = -kInf;
     for (std::size_t i = 0; i < shift.size(); ++i) m = std::max(m, exponent(i, x, s));
-    double acc = 0.0;
-    for (std::size_t i = 0; i < shift.size(); ++i) acc += std::exp(exponent(i, x, s) - m);
-    return m + std::log(acc);
-  }
-  // Its mass on x in (xa, xb].
-  double mass(double xa, double xb, double s) const {
-    double r = 0.0;
-    for (std::size_t i = 0; i < shift.size(); ++i)
-      r += weight[i] * norm_interval((xa - shift[i]) / s, (xb - shift[i]) / s);
-    return r;
+    double acc = 0.0, acc_shift = 0.0;
+    for (std::size_t i = 0; i < shift.size(); ++i) {
+      const double e = std::exp(exponent(i, x, s) - m);
+      acc += e;
+      acc_shift += shift[i] * e;
+    }
+    return {m + std::log(acc), acc_shift / acc / (s * s)};
   }
   // The limit of log_ratio at x -> -inf (increasing shifts) or +inf (decreasing):
   // the log of the weight at shift 0, or -inf / +inf.
@@ -65,10 +68,62 @@ struct mixture {
   }
 };
 
+// A shift with its weights in P and in Q (0 where the side lacks it): a
+// shift both sides share (0, in every use above) has its normal interval
+// computed once per cell.
+struct shared_component {
+  double shift, p_weight, q_weight;
+};
+
+std::vector<shared_component> shared_components(const mixture& p, const mixture& q) {
+  std::vector<shared_component> all;
+  auto add = [&all](double shift, double wp, double wq) {
+    for (auto& c : all) {
+      if (c.shift != shift) continue;
+      c.p_weight += wp;
+      c.q_weight += wq;
+      return;
+    }
+    all.push_back({shift, wp, wq});
+  };
+  for (std::size_t i = 0; i < p.shift.size(); ++i) add(p.shift[i], p.weight[i], 0.0);
+  for (std::size_t i = 0; i < q.shift.size(); ++i) add(q.shift[i], 0.0, q.weight[i]);
+  return all;
+}
+
+// The last boundaries x_of found, per thread (the pessimistic and the
+// optimistic discretizations run on two threads): adjacent cells share a
+// boundary, and the optimistic root finder asks for one lower end many
+// times. Four entries: a mixture of two such laws (revealed_mixture_law)
+// asks each for both ends of a cell in turn. Keyed by a serial number, not
+// the law's address (a law freed and another made in its place must not
+// read the old one's boundaries).
+struct boundary_memo {
+  struct entry {
+    std::uint64_t law = 0;  // (serials start at 1)
+    double loss = 0.0, x = 0.0;
+  };
+  entry slot[4];
+  unsigned next = 0;
+
+  const entry* find(std::uint64_t law, double loss) const {
+    for (const entry& e : slot)
+      if (e.law == law && e.loss == loss) return &e;
+    return nullptr;
+  }
+  void put(std::uint64_t law, double loss, double x) { slot[next++ % 4] = {law, loss, x}; }
+};
+thread_local boundary_memo memo;
+std::atomic<std::uint64_t> law_serials{0};
+
 class gaussian_mixture_impl final : public loss_law {
  public:
   gaussian_mixture_impl(double sigma, mixture p, mixture q, bool mirrored)
-      : s_(sigma), p_(std::move(p)), q_(std::move(q)), mirrored_(mirrored) {
+      : s_(sigma),
+        p_(std::move(p)),
+        q_(std::move(q)),
+        components_(shared_components(p_, q_)),
+        mirrored_(mirrored) {
     two_mirrored_ = mirrored_ && q_.shift.size() == 2 && std::min(q_.shift[0], q_.shift[1]) == 0.0;
     // x -> -inf: Q's ratio tends to its weight at 0 (or 0), P's to +inf when
     // P has a negative shift (else to its weight at 0)
@@ -77,21 +132,53 @@ class gaussian_mixture_impl final : public loss_law {
   }
 
   double loss_at(double x) const { return q_.log_ratio(x, s_) - p_.log_ratio(x, s_); }
+  // L(x) and L'(x) (> 0 wherever a shift contributes).
+  std::pair<double, double> loss_and_slope(double x) const {
+    const auto [lq, dq] = q_.log_ratio_and_slope(x, s_);
+    const auto [lp, dp] = p_.log_ratio_and_slope(x, s_);
+    return {lq - lp, dq - dp};
+  }
 
-  // The x with L(x) = l: -inf at or below lo, +inf at +inf; else to a
+  // The x with L(x) = l: -inf at or below lo, +inf at +inf; else the upper
+  // end b of a bracket L(a) < l <= L(b) (as evaluated) of width at most a
   // few ulps, or 1e-18 sigma near 0 (a mass error below 1e-18: the masses
   // are normal intervals in x / sigma).
   double x_of(double l) const {
     if (l <= lo_) return -kInf;
     if (l == kInf) return kInf;
+    if (const auto* e = memo.find(serial_, l)) return e->x;
+    const double x = find_x(l);
+    memo.put(serial_, l, x);
+    return x;
+  }
+  double find_x(double l) const {
     if (two_mirrored_) return l < 0 ? -x_of_mirrored(-l) : x_of_mirrored(l);
     double a = -s_, b = s_;
     while (loss_at(a) >= l) a *= 2.0;
     while (loss_at(b) < l) b *= 2.0;
-    while (b - a > 4e-16 * std::max(std::fabs(a), std::fabs(b)) + 1e-18 * s_) {
-      const double m = 0.5 * (a + b);
-      if (!(m > a && m < b)) break;
-      (loss_at(m) < l ? a : b) = m;
+    return bracket_root(l, a, b);
+  }
+
+  // Shrinks the bracket L(a) < l <= L(b) to the width x_of promises.
+  // Newton steps on the smooth, increasing L, each aimed a quarter of the
+  // target width past the root so that the next evaluation lands on the
+  // other side and closes the bracket; a step that leaves the bracket, or
+  // a bracket that stops halving, falls back to bisection (which alone
+  // takes some 60 evaluations where Newton takes 4-6).
+  double bracket_root(double l, double a, double b) const {
+    const auto width_goal = [&] {
+      return 4e-16 * std::max(std::fabs(a), std::fabs(b)) + 1e-18 * s_;
+    };
+    double x = 0.5 * (a + b);
+    for (int step = 0; b - a > width_goal(); ++step) {
+      if (!(x > a && x < b)) break;  // (adjacent doubles)
+      const auto [f, slope] = loss_and_slope(x);
+      const double before = b - a;
+      (f - l < 0 ? a : b) = x;
+      const double push = 0.25 * width_goal() * (f - l < 0 ? 1.0 : -1.0);
+      x = x - (f - l) / slope + push;
+      const bool stalled = step >= 8 && b - a > 0.5 * before;
+      if (!(x > a && x < b) || stalled || !(slope > 0)) x = 0.5 * (a + b);
     }
     return b;
   }
@@ -114,7 +201,13 @@ class gaussian_mixture_impl final : public loss_law {
   mass2 mass(double a, double b) const override {
     const double xa = x_of(a), xb = x_of(b);
     if (!(xb > xa)) return {};
-    return {p_.mass(xa, xb, s_), q_.mass(xa, xb, s_)};
+    mass2 m;
+    for (const shared_component& c : components_) {
+      const double n = norm_interval((xa - c.shift) / s_, (xb - c.shift) / s_);
+      m.p += c.p_weight * n;
+      m.q += c.q_weight * n;
+    }
+    return m;
   }
   double lo() const override { return lo_; }
   double hi() const override { return kInf; }
@@ -142,6 +235,8 @@ class gaussian_mixture_impl final : public loss_law {
   }
   double s_;
   mixture p_, q_;
+  std::vector<shared_component> components_;
+  std::uint64_t serial_ = ++law_serials;
   bool mirrored_, two_mirrored_ = false;
   double lo_, scale_ = 0.0;
 };
