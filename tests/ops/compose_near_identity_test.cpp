@@ -7,6 +7,10 @@
 // double is also composed and kept when narrower (compose.cpp,
 // one_grid_for_coarsened; docs/formulas.md 12.2-12.3).
 //
+// (The third row is not near the identity: 10^4 steps at delta 1e-9, where
+// double's n-fold FFT rounding set the bracket until the refinement could
+// switch to long double: compose.cpp, escalate_precision.)
+//
 // Truths: tests/golden/near_identity.csv, from gen_near_identity.py next to
 // it (the characteristic function of the composed privacy loss inverted by
 // Lewis's formula, both neighbouring orders, independent of fdp's grids;

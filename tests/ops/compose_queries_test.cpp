@@ -86,9 +86,10 @@ TEST(ComposeForQueries, DeltasFarAboveTheTiltStayNarrow) {
 
 // The deltas' composition starts up to 5x finer than the first one, as its
 // widths predict; here that step is too fine for the tilted window to fit
-// the grid limit, and its bracket read [9.45e-8, 1.06e-7], 12% wide. It is
-// retried from the first step, whose tilted window fits (0.03%).
-TEST(ComposeForQueries, AStepTooFineForTheTiltedWindowIsRetried) {
+// the window cap, and its bracket read [9.45e-8, 1.06e-7], 12% wide. A
+// first pass with a clipped tilt is tried 2x coarser too (compose.cpp,
+// unclip_tilt), where the tilted window fits: 0.01%.
+TEST(ComposeForQueries, AStepTooFineForTheTiltedWindowIsCoarsened) {
   const std::vector<spec> specs{
       parse_spec("subsampled-gaussian:sigma=1,q=0.0001,sampling=truncated-poisson,max-batch=8,"
                  "dataset-size=60000,times=100000")};

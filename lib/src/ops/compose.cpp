@@ -60,6 +60,8 @@ struct refine_state {
   double last_need =
       std::numeric_limits<double>::infinity();  // points the last refused grid needed
   bool coarsened = false, windowless = false;
+  bool long_double = false;  // transforms in long double (escalate_precision)
+  bool last_pass = false;    // the next pass is the refinement's last
 };
 }  // namespace
 namespace detail {
@@ -85,8 +87,16 @@ struct compose_access {
   static bool finer_grid_fits(const grid_plan& plan, const compose_options& opt,
                               const refine_state& st, double h, composition& r);
   static composition one_pass(const grid_plan& plan, const compose_options& opt,
-                              const first_stage* fs, double h, int ref, bool windowless,
+                              const first_stage* fs, double h, int ref, const refine_state& st,
                               std::optional<composition>& also);
+  static bool escalate_precision(const compose_options& opt, double delta_hint, refine_state& st,
+                                 const composition& r);
+  static bool fft_limited(const composition& c, const compose_options& opt, double delta_hint);
+  static bool tilt_fits(const compose_options& opt, const grid_plan& plan, const refine_state& st,
+                        double h, const composition& r);
+  static bool tilt_clipped(const composition& c);
+  static void unclip_tilt(const grid_plan& plan, const compose_options& opt, double delta_hint,
+                          const refine_state& st, double& h, composition& next);
   static void step_back_from_limit(const grid_plan& plan, const compose_options& opt,
                                    const grid_limit_error& e, double h, refine_state& st);
   static bool keep_pass(const compose_options& opt, double delta_hint, double h, int ref,
@@ -853,6 +863,51 @@ double answer_width(const composition& c, const compose_options& opt, double del
   return w;
 }
 
+// What the refinement compares passes by: the widest relative delta
+// bracket asked for, or else the absolute epsilon width at delta_hint.
+double pass_width(const composition& c, const compose_options& opt, double delta_hint) {
+  if (!opt.delta_at_eps.empty()) return answer_width(c, opt, delta_hint);
+  const interval e = c.epsilon(delta_hint);
+  return std::isfinite(e.upper) ? e.upper - e.lower : kInf;
+}
+
+}  // namespace
+
+// Whether the FFT's rounding takes a tenth of the tolerance or more of an
+// answer's delta, and half or more of its bracket's gap (at the epsilon
+// bracket's ends at delta_hint, and at each epsilon a delta is asked for),
+// on the better grid (plain or tilted) of each side and orientation.
+bool detail::compose_access::fft_limited(const composition& c, const compose_options& opt,
+                                         double delta_hint) {
+  const detail::composition_grids& g = c.grids();
+  std::vector<std::pair<double, double>> at;  // (eps, delta there)
+  const interval e = c.epsilon(delta_hint);
+  if (e.lower > 0 && std::isfinite(e.upper)) at = {{e.lower, delta_hint}, {e.upper, delta_hint}};
+  for (double x : opt.delta_at_eps) {
+    const interval d = c.delta(x);
+    if (d.upper > 1e-300) at.emplace_back(x, d.upper);
+  }
+  auto fft = [](const std::optional<composed_pld>& plain, const std::optional<composed_pld>& tilted,
+                double eps) {
+    double f = plain ? plain->fft_error_at(eps) : 0.0;
+    if (tilted) f = std::min(f, tilted->fft_error_at(eps));
+    return f;
+  };
+  for (const auto& [eps, delta] : at) {
+    // (each side's, the larger orientation's; both sides' against the gap
+    // of the delta bracket there)
+    const double fft_both =
+        std::max(fft(g.pess, g.pess_t, eps), fft(g.inv_pess, g.inv_pess_t, eps)) +
+        std::max(fft(g.opt, g.opt_t, eps), fft(g.inv_opt, g.inv_opt_t, eps));
+    const interval d = c.delta(eps);
+    if (fft_both > 0.1 * opt.tolerance * delta && fft_both >= 0.5 * (d.upper - d.lower))
+      return true;
+  }
+  return false;
+}
+
+namespace {
+
 // A staged composition whose first stage had to be coarsened (near-identity
 // terms: a one-term resolution finer than its grid allows) is set by that
 // stage's polygon gap. One grid of all n terms at twice the coarsened first
@@ -1110,6 +1165,7 @@ struct grid_pass {
   bool windowless = false;
   const detail::compose_access::first_stage* fs = nullptr;
   const compose_options& opt;
+  bool long_double = false;
 };
 
 // One orientation's compositions, plain and tilted, per variant.
@@ -1142,10 +1198,12 @@ std::vector<oriented_result> compose_orientation(const grid_pass& gp,
   const bool tilted_first =
       !gp.opt.delta_at_eps.empty() && p.tilt && p.tilt_at > 0 && !gp.windowless && gp.fs == nullptr;
   auto plain_of = [&](const std::vector<std::int64_t>& times) {
-    return compose_grid(ptrs, times, use_p, p.tail, 0.0, gp.cap, gp.windowless, gp.opt.trace);
+    return compose_grid(ptrs, times, use_p, p.tail, 0.0, gp.cap, gp.windowless, gp.opt.trace,
+                        gp.long_double);
   };
   auto tilted_of = [&](const std::vector<std::int64_t>& times) {
-    return compose_grid(ptrs, times, use_p, p.tail, p.tilt_at, gp.cap, false, gp.opt.trace);
+    return compose_grid(ptrs, times, use_p, p.tail, p.tilt_at, gp.cap, false, gp.opt.trace,
+                        gp.long_double);
   };
   for (const auto* tv : gp.variants) {
     throw_if_cancelled("compose");
@@ -1310,11 +1368,14 @@ composition compose_access::refine(const grid_plan& plan, const compose_options&
   for (int ref = 0;; ++ref) {
     throw_if_cancelled("compose");
     const double h = plan.grid_h(st.target);
-    if (ref > 0 && !finer_grid_fits(plan, opt, st, h, r)) break;
+    if (ref > 0 && !finer_grid_fits(plan, opt, st, h, r)) {
+      if (fs == nullptr && escalate_precision(opt, delta_hint, st, r)) continue;
+      break;
+    }
     std::optional<composition> next_also;
     composition next;
     try {
-      next = one_pass(plan, opt, fs, h, ref, st.windowless, next_also);
+      next = one_pass(plan, opt, fs, h, ref, st, next_also);
     } catch (const grid_limit_error& e) {
       if (ref > 0) {
         if (r.grid_limit_ == composition::grid_limit::none)
@@ -1335,14 +1396,77 @@ composition compose_access::refine(const grid_plan& plan, const compose_options&
       if (ref == 0) throw;
       break;  // the finer grid does not fit: keep the previous bracket
     }
+    double h_next = h;
+    if (ref == 0 && fs == nullptr && opt.initial_step > 0)
+      unclip_tilt(plan, opt, delta_hint, st, h_next, next);
     if (st.coarsened) next.grid_limit_ = composition::grid_limit::coarsened;
     if (st.windowless) next.grid_limit_ = composition::grid_limit::chernoff_only;
-    if (!keep_pass(opt, delta_hint, h, ref, st, next, next_also, fs, r)) break;
+    const bool last = st.last_pass;
+    if (!keep_pass(opt, delta_hint, h_next, ref, st, next, next_also, fs, r) && !last &&
+        !(fs == nullptr && escalate_precision(opt, delta_hint, st, r)))
+      break;
+    if (last) break;
   }
   r.envelopes_ = std::make_shared<composition::beta_envelopes>();
   if (fs && fs->also && *fs->also_out)
     (*fs->also_out)->envelopes_ = std::make_shared<composition::beta_envelopes>();
   return r;
+}
+
+// The FFT's rounding in double is amplified about n-fold by the powers
+// (~3 n u of the tilted masses' norm): long compositions at small deltas
+// can stop there, short of the tolerance (subsampled-gaussian:sigma=0.8,
+// q=1e-4,times=10^4 at delta 1e-9 stopped at 0.31%, its tilted FFT error
+// 0.67% of delta; 0.07% in long double). When the refinement ends short of
+// the tolerance and that rounding takes a tenth of the tolerance or more of
+// an answer, the kept step is composed once more in long double (2048x
+// less rounding, at a few times a double transform's cost); the pass stands
+// only when narrower, and is the last (what it leaves is not the FFT's).
+bool compose_access::escalate_precision(const compose_options& opt, double delta_hint,
+                                        refine_state& st, const composition& r) {
+  if (st.long_double || st.windowless || !r.grids().pess) return false;
+  if (answer_width(r, opt, delta_hint) <= opt.tolerance) return false;
+  if (!fft_limited(r, opt, delta_hint)) return false;
+  st.long_double = true;
+  st.last_pass = true;  // (what remains is not the FFT's: a finer step seldom pays)
+  st.target = st.last_h;
+  st.last_width = pass_width(r, opt, delta_hint);
+  return true;
+}
+
+bool compose_access::tilt_clipped(const composition& c) {
+  const detail::composition_grids& g = c.grids();
+  for (const auto* t : {&g.pess_t, &g.opt_t, &g.inv_pess_t, &g.inv_opt_t})
+    if (*t && (*t)->tilt_clipped()) return true;
+  return false;
+}
+
+// A first step planned from another composition's widths (initial_step:
+// compose_for_queries' deltas) can be too fine for the tilted window to fit
+// the cap; the tilted mass outside the plain window is then all error
+// ('subsampled-gaussian:sigma=1,q=0.0001,sampling=truncated-poisson,
+// max-batch=8,dataset-size=60000,times=100000 --eps 2.81946' read [9.45e-8,
+// 1.06e-7] on 2.4 million points). Up to two steps 2x coarser are tried,
+// and the narrower pass stands.
+void compose_access::unclip_tilt(const grid_plan& plan, const compose_options& opt,
+                                 double delta_hint, const refine_state& st, double& h,
+                                 composition& next) {
+  for (int i = 0; i < 2 && tilt_clipped(next); ++i) {
+    const double coarser = plan.grid_h(2.0 * h);
+    if (!(coarser > h)) return;
+    std::optional<composition> unused;
+    composition alt;
+    try {
+      alt = one_pass(plan, opt, nullptr, coarser, 0, st, unused);
+    } catch (const grid_limit_error&) {
+      return;
+    } catch (const evaluation_error&) {
+      return;
+    }
+    if (!(pass_width(alt, opt, delta_hint) < pass_width(next, opt, delta_hint))) return;
+    next = std::move(alt);
+    h = coarser;
+  }
 }
 
 // Refinements stop before a grid of max_auto_grid points or one past the
@@ -1352,7 +1476,7 @@ bool compose_access::finer_grid_fits(const grid_plan& plan, const compose_option
                                      const refine_state& st, double h, composition& r) {
   const double next = static_cast<double>(st.last_size) * st.last_h / h;
   if (next > static_cast<double>(opt.max_auto_grid)) return false;
-  if (!fits_memory(opt, plan.term_points(h), next)) {
+  if (!fits_memory(opt, plan.term_points(h), next) || !tilt_fits(opt, plan, st, h, r)) {
     if (r.grid_limit_ == composition::grid_limit::none)
       r.grid_limit_ = composition::grid_limit::refinement_stopped;
     return false;
@@ -1360,14 +1484,30 @@ bool compose_access::finer_grid_fits(const grid_plan& plan, const compose_option
   return true;
 }
 
+// A tilted composition's window is wider than the plain one's; at a step
+// where it no longer fits the window's memory cap (with the transform
+// length's rounding up, as compose_grid's window_for allows), the tilted
+// measure's mass outside the plain window is all error, and the finer pass
+// reads wider than the kept one (a 10^4-fold truncated-Poisson step at
+// delta 1e-9: 2.4 million points, 1.3 s, for nothing). No finer pass then.
+bool compose_access::tilt_fits(const compose_options& opt, const grid_plan& plan,
+                               const refine_state& st, double h, const composition& r) {
+  const auto& tilted = r.grids().pess_t;
+  const std::int64_t cap = window_cap(opt, plan.term_points(h));
+  if (!tilted || cap == 0) return true;
+  const double next = static_cast<double>(tilted->size()) * st.last_h / h;
+  return next <= static_cast<double>(cap) / 1.5;
+}
+
 // One grid pass at step h: both sides, assembled (and the variant's when a
 // first stage asks for one).
 composition compose_access::one_pass(const grid_plan& plan, const compose_options& opt,
-                                     const first_stage* fs, double h, int ref, bool windowless,
-                                     std::optional<composition>& also) {
+                                     const first_stage* fs, double h, int ref,
+                                     const refine_state& st, std::optional<composition>& also) {
   std::vector<std::int64_t> times;
   for (const auto& t : plan.terms) times.push_back(t.times);
-  grid_pass gp{plan, h, {&times}, window_cap(opt, plan.term_points(h)), windowless, fs, opt};
+  grid_pass gp{plan,          h,  {&times}, window_cap(opt, plan.term_points(h)),
+               st.windowless, fs, opt,      st.long_double};
   if (fs && fs->also) gp.variants.push_back(fs->also);
   auto [ps, os] = run_sides(gp);
   if (fs && fs->also) also = assemble(ps[1], os[1], plan.terms, plan.asym, h, ref);
@@ -1424,9 +1564,7 @@ bool compose_access::keep_pass(const compose_options& opt, double delta_hint, do
   // upper end also where the lower end is 0; with delta queries, by the
   // widest relative bracket)
   const double w = answer_width(next, opt, delta_hint);
-  const double width = !opt.delta_at_eps.empty() ? w
-                       : std::isfinite(e.upper)  ? e.upper - e.lower
-                                                 : kInf;
+  const double width = pass_width(next, opt, delta_hint);
   if (ref > 0 && std::isfinite(st.last_width) && !(width < st.last_width)) return false;
   const double prev_h = st.last_h, prev_width = st.last_width;
   r = std::move(next);

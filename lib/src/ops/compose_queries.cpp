@@ -88,21 +88,6 @@ void compose_deltas_if_wide(const std::vector<spec>& specs, const std::vector<do
   if (c.grid_step() > 0 && std::isfinite(worst))
     o.initial_step = c.grid_step() * std::clamp(0.8 * std::sqrt(tol / worst), 0.2, 1.0);
   q.for_deltas = compose(specs, o);
-  // The jump can land where the tilted window no longer fits the grid
-  // limit: the tilted measure's mass outside the window is then all error,
-  // and the finer grid is worse than the first one's step ('subsampled-
-  // gaussian:sigma=1,q=0.0001,sampling=truncated-poisson,max-batch=8,
-  // dataset-size=60000,times=100000 --eps 2.81946' read [9.45e-8, 1.06e-7]
-  // on 2.4 million points; at the first step, [9.9984e-8, 1.00016e-7]). A
-  // composition that stays wide is tried once more from the first step
-  // (its own refinement keeps a finer pass only when it is narrower); the
-  // narrower of the two stands (both are certified).
-  if (!(o.initial_step > 0 && o.initial_step < c.grid_step())) return;
-  const double jumped = wide_deltas(*q.for_deltas, epsilons, tol).worst;
-  if (jumped == 0.0) return;
-  o.initial_step = c.grid_step();
-  composition again = compose(specs, o);
-  if (wide_deltas(again, epsilons, tol).worst < jumped) q.for_deltas = std::move(again);
 }
 
 }  // namespace

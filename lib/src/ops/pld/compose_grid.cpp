@@ -175,6 +175,7 @@ double tilted_tail(const tilt_plan& p, double y, bool above) {
 // The composed window [klo, khi] (grid indices) and its transform length.
 struct window {
   std::int64_t klo = 0, khi = 0, N = 0;
+  bool tilt_clipped = false;  // the tilted window did not fit: the plain one stands
 };
 
 // The Chernoff window of the plain measure, widened to hold the tilted one
@@ -186,6 +187,7 @@ window window_for(const composition_sums& s, const tilt_plan& p,
                   std::int64_t max_points) {
   double y_lo, y_hi;
   s.window(tail, y_lo, y_hi);
+  bool fits = true;
   if (p.theta > 0) {
     const double lt = std::log(tail);
     double y_hi_t = s.lmax, y_lo_t = s.lmin;
@@ -202,11 +204,12 @@ window window_for(const composition_sums& s, const tilt_plan& p,
         static_cast<double>(max_points > 0 ? std::min(max_points, kMaxGrid) : kMaxGrid);
     const double hi_t = std::max(y_hi, std::min(y_hi_t, s.lmax)),
                  lo_t = std::min(y_lo, std::max(y_lo_t, s.lmin));
-    if ((hi_t - lo_t) / h + 4.0 <= lim / 1.5)
-      y_hi = hi_t, y_lo = lo_t;  // (good_size rounds up by < 1.5)
+    fits = (hi_t - lo_t) / h + 4.0 <= lim / 1.5;  // (good_size rounds up by < 1.5)
+    if (fits) y_hi = hi_t, y_lo = lo_t;
   }
   s.meet_crossed(y_lo, y_hi);
   window w;
+  w.tilt_clipped = !fits;
   s.indices(y_lo, y_hi, h, w.klo, w.khi);
   std::int64_t need = w.khi - w.klo + 1;
   for (const auto& t : ts)
@@ -342,8 +345,8 @@ spectral_result spectral_power_in(Fft& fft, const std::vector<oriented_term>& ts
 // 1e-9). The cost is a few times a double transform, paid only there.
 spectral_result spectral_power(const std::vector<oriented_term>& ts,
                                const std::vector<std::int64_t>& times, const window& w,
-                               std::int64_t base, double nterms) {
-  if (nterms >= detail::kLongDoubleTerms) {
+                               std::int64_t base, double nterms, bool long_double) {
+  if (long_double || nterms >= detail::kLongDoubleTerms) {
     detail::real_fft_long fft(w.N);
     return spectral_power_in<long double>(fft, ts, times, w, base);
   }
@@ -426,7 +429,7 @@ composed_pld one_term_exactly(const oriented_term& t, const composition_sums& s,
 composed_pld compose_grid(const std::vector<const grid_pmf*>& pmfs,
                           const std::vector<std::int64_t>& times, bool use_p, double tail,
                           double tilt_delta, std::int64_t max_points, bool chernoff_beyond_limit,
-                          const std::function<void(const std::string&)>& trace) {
+                          const std::function<void(const std::string&)>& trace, bool long_double) {
   if (pmfs.empty() || pmfs.size() != times.size()) {
     throw std::invalid_argument("compose_grid(pmfs): need one count per term");
   }
@@ -448,8 +451,9 @@ composed_pld compose_grid(const std::vector<const grid_pmf*>& pmfs,
                                "; use a larger tolerance or fewer/larger terms",
                            static_cast<double>(w.N), static_cast<double>(lim));
   }
-  spectral_result r = spectral_power(ts, times, w, s.base, s.terms);
+  spectral_result r = spectral_power(ts, times, w, s.base, s.terms, long_double);
   if (p.theta > 0) {
+    out.tilt_clipped = w.tilt_clipped;
     out.tilt_cut = untilt(r, p, s, w, h);
     out.tilt = p.theta;
     out.tilt_rel = r.tilt_rel;

@@ -112,6 +112,7 @@ composed_pld composed_pld::from_sums(const detail::composition_sums& s, double h
   r.m_ = std::move(w.m);
   r.fft_l2_ = w.fft_l2;
   r.tilt_ = w.tilt, r.tilt_k_ = w.tilt_k, r.tilt_cut_ = w.tilt_cut;
+  r.tilt_clipped_ = w.tilt_clipped;
   // Window tails (Chernoff): mass strictly above the window top and below its bottom.
   const std::int64_t khi = w.klo + static_cast<std::int64_t>(r.m_.size()) - 1;
   const double ytop = s.off + static_cast<double>(khi) * h,
@@ -236,6 +237,11 @@ double composed_pld::mass_error(double eps, const finite_parts& f) const {
 
 double composed_pld::mass_error_above(double eps) const {
   return mass_error(eps, parts_at(eps, false));
+}
+
+double composed_pld::fft_error_at(double eps) const {
+  const finite_parts f = parts_at(eps, false);
+  return f.fft;
 }
 
 double composed_pld::slack(std::size_t j) const { return slack_of(j, fft_l2_); }

@@ -143,6 +143,9 @@ struct window_masses {
   double tilt_rel = 0.0, fft_l2_rel = 0.0;
   std::size_t tilt_cut = 0;
   bool windowed = false;
+  /// A tilt was asked for but its window did not fit the cap: the plain
+  /// window stands, and the tilted mass outside it is all error.
+  bool tilt_clipped = false;
 };
 }  // namespace detail
 
@@ -189,6 +192,9 @@ class composed_pld {
   double tangent_loss(double a) const;
   /// A bound on every error term at once (FFT, window tails, mass errors).
   double max_slack() const;
+  /// The FFT's share of the error terms of delta(eps) (the transform's and
+  /// the powers' rounding, and a tilt's), as delta_upper adds it.
+  double fft_error_at(double eps) const;
   double lo() const { return offset_ + static_cast<double>(k0_) * h_; }
   double lo_loss() const { return lo(); }
   double hi() const {
@@ -203,6 +209,8 @@ class composed_pld {
   /// The top of the composed support (the window may end below it).
   double support_top() const { return offset_ + static_cast<double>(top_index_) * h_; }
   std::size_t size() const { return m_.size(); }
+  /// Composed with a tilt whose window did not fit (window_masses).
+  bool tilt_clipped() const { return tilt_clipped_; }
   double h() const { return h_; }
   /// Error terms (for reporting).
   double fft_error_l2() const { return fft_l2_; }
@@ -250,6 +258,7 @@ class composed_pld {
   // e^{tilt_k_ - tilt_ lambda_k} times a vector of 2-norm fft_l2_.
   double tilt_ = 0, tilt_k_ = 0;
   std::size_t tilt_cut_ = 0;    // below this index the tilted masses are noise (zeroed)
+  bool tilt_clipped_ = false;   // the tilted window did not fit (window_masses)
   std::int64_t top_index_ = 0;  // the composed support ends here
   // mass-error bound: log of e^{K(t)} (prod (1 + D_i/M_i)^{n_i} - 1) at cher_t_
   // (and at t = 0 in err0_)
@@ -298,11 +307,14 @@ class composed_pld {
 /// (the finite mass above eps bounds its hockey-stick share), delta_lower =
 /// the mass at +inf. Valid at any size; tight only for far-out eps.
 /// `trace`, when set, receives the Chernoff profile and the window chosen.
+/// `long_double`: transforms and powers in long double whatever the number
+/// of terms (from kLongDoubleTerms on they always are).
 composed_pld compose_grid(const std::vector<const grid_pmf*>& pmfs,
                           const std::vector<std::int64_t>& times, bool use_p, double tail,
                           double tilt_delta = 0.0, std::int64_t max_points = 0,
                           bool chernoff_beyond_limit = false,
-                          const std::function<void(const std::string&)>& trace = {});
+                          const std::function<void(const std::string&)>& trace = {},
+                          bool long_double = false);
 
 namespace detail {
 /// a + b (a, b >= 0) rounded one ulp up / down when b > 0: a bound's finite
