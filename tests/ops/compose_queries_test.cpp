@@ -84,21 +84,30 @@ TEST(ComposeForQueries, DeltasFarAboveTheTiltStayNarrow) {
   }
 }
 
+// One --eps query composed as fdp compose does: its delta bracket meets the
+// default tolerance on the deltas' own composition, and overlaps the first
+// composition's (both are certified). Returns the queries' compositions.
+query_compositions expect_narrow_delta(const std::string& text, double eps) {
+  const std::vector<spec> specs{parse_spec(text)};
+  const compose_options o;
+  query_compositions q = compose_for_queries(specs, o, {}, {eps});
+  EXPECT_TRUE(q.for_deltas.has_value()) << text;
+  const interval d = q.delta_source().delta(eps), first = q.for_epsilons.delta(eps);
+  EXPECT_LE(rel_width(d), o.tolerance) << text << ": [" << d.lower << ", " << d.upper << "]";
+  EXPECT_LE(std::max(d.lower, first.lower), std::min(d.upper, first.upper)) << text;
+  return q;
+}
+
 // The deltas' composition starts up to 5x finer than the first one, as its
 // widths predict; here that step is too fine for the tilted window to fit
 // the window cap, and its bracket read [9.45e-8, 1.06e-7], 12% wide. A
 // first pass with a clipped tilt is tried 2x coarser too (compose.cpp,
 // unclip_tilt), where the tilted window fits: 0.01%.
 TEST(ComposeForQueries, AStepTooFineForTheTiltedWindowIsCoarsened) {
-  const std::vector<spec> specs{
-      parse_spec("subsampled-gaussian:sigma=1,q=0.0001,sampling=truncated-poisson,max-batch=8,"
-                 "dataset-size=60000,times=100000")};
-  compose_options o;
-  const query_compositions q = compose_for_queries(specs, o, {}, {2.81946});
-  ASSERT_TRUE(q.for_deltas.has_value());
-  const interval d = q.delta_source().delta(2.81946), first = q.for_epsilons.delta(2.81946);
-  EXPECT_LE(rel_width(d), o.tolerance) << d.lower << ", " << d.upper;
-  EXPECT_LE(std::max(d.lower, first.lower), std::min(d.upper, first.upper));
+  expect_narrow_delta(
+      "subsampled-gaussian:sigma=1,q=0.0001,sampling=truncated-poisson,max-batch=8,"
+      "dataset-size=60000,times=100000",
+      2.81946);
 }
 
 // A delta near 1e-9 is served by the tilted composition alone, whose
@@ -107,14 +116,9 @@ TEST(ComposeForQueries, AStepTooFineForTheTiltedWindowIsCoarsened) {
 // finer (2.8 million points, 4.7 s, no narrower); the delta's own width
 // steers it now: one pass ~1.4x finer meets the tolerance.
 TEST(ComposeForQueries, AVacuousEpsilonAtTheTiltDoesNotSteerTheRefinement) {
-  const std::vector<spec> specs{parse_spec(
-      "mixture-gaussian:sigma=5,sensitivities=0;1;2,weights=0.9;0.09;0.01,times=100000")};
-  compose_options o;
-  const query_compositions q = compose_for_queries(specs, o, {}, {66.458});
+  const query_compositions q = expect_narrow_delta(
+      "mixture-gaussian:sigma=5,sensitivities=0;1;2,weights=0.9;0.09;0.01,times=100000", 66.458);
   ASSERT_TRUE(q.for_deltas.has_value());
-  const interval d = q.delta_source().delta(66.458), first = q.for_epsilons.delta(66.458);
-  EXPECT_LE(rel_width(d), o.tolerance) << d.lower << ", " << d.upper;
-  EXPECT_LE(std::max(d.lower, first.lower), std::min(d.upper, first.upper));
   EXPECT_GT(q.for_deltas->grid_step(), 1e-4);
 }
 
