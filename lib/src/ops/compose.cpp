@@ -854,8 +854,8 @@ double answer_width(const composition& c, const compose_options& opt, double del
   // vacuous, and a relative width of 1 sent the next pass 10x finer
   // (mixture-gaussian:sigma=5,...,times=100000 --eps 66.458: 2.8 million
   // points, 4.7 s, for no narrower delta).
-  const interval e = c.epsilon(delta_hint);
-  double w = !opt.delta_at_eps.empty() && !(e.lower > 0) ? 0.0 : relative_width(e);
+  const interval at_hint = c.epsilon(delta_hint);
+  double w = !opt.delta_at_eps.empty() && !(at_hint.lower > 0) ? 0.0 : relative_width(at_hint);
   for (double e : opt.delta_at_eps) {
     const interval d = c.delta(e);
     if (d.upper > 1e-300) w = std::max(w, (d.upper - d.lower) / d.upper);
@@ -1402,10 +1402,9 @@ composition compose_access::refine(const grid_plan& plan, const compose_options&
     if (st.coarsened) next.grid_limit_ = composition::grid_limit::coarsened;
     if (st.windowless) next.grid_limit_ = composition::grid_limit::chernoff_only;
     const bool last = st.last_pass;
-    if (!keep_pass(opt, delta_hint, h_next, ref, st, next, next_also, fs, r) && !last &&
-        !(fs == nullptr && escalate_precision(opt, delta_hint, st, r)))
-      break;
+    const bool more = keep_pass(opt, delta_hint, h_next, ref, st, next, next_also, fs, r);
     if (last) break;
+    if (!more && !(fs == nullptr && escalate_precision(opt, delta_hint, st, r))) break;
   }
   r.envelopes_ = std::make_shared<composition::beta_envelopes>();
   if (fs && fs->also && *fs->also_out)
@@ -1418,10 +1417,11 @@ composition compose_access::refine(const grid_plan& plan, const compose_options&
 // can stop there, short of the tolerance (subsampled-gaussian:sigma=0.8,
 // q=1e-4,times=10^4 at delta 1e-9 stopped at 0.31%, its tilted FFT error
 // 0.67% of delta; 0.07% in long double). When the refinement ends short of
-// the tolerance and that rounding takes a tenth of the tolerance or more of
-// an answer, the kept step is composed once more in long double (2048x
-// less rounding, at a few times a double transform's cost); the pass stands
-// only when narrower, and is the last (what it leaves is not the FFT's).
+// the tolerance and that rounding is half or more of an answer's error
+// terms (fft_limited), the kept step is composed once more in long double
+// (2048x less rounding, at a few times a double transform's cost); the
+// pass stands only when narrower, and is the last (what it leaves is not
+// the FFT's).
 bool compose_access::escalate_precision(const compose_options& opt, double delta_hint,
                                         refine_state& st, const composition& r) {
   if (st.long_double || st.windowless || !r.grids().pess) return false;
@@ -1488,8 +1488,9 @@ bool compose_access::finer_grid_fits(const grid_plan& plan, const compose_option
 // where it no longer fits the window's memory cap (with the transform
 // length's rounding up, as compose_grid's window_for allows), the tilted
 // measure's mass outside the plain window is all error, and the finer pass
-// reads wider than the kept one (a 10^4-fold truncated-Poisson step at
-// delta 1e-9: 2.4 million points, 1.3 s, for nothing). No finer pass then.
+// reads wider than the kept one (sigma 0.8, q = 1e-4, 10^4 steps, --eps
+// 0.2466: a pass of 2.4 million points, ~2 s, for a wider bracket). No
+// finer pass then.
 bool compose_access::tilt_fits(const compose_options& opt, const grid_plan& plan,
                                const refine_state& st, double h, const composition& r) {
   const auto& tilted = r.grids().pess_t;
