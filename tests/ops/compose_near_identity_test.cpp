@@ -117,6 +117,11 @@ TEST(ComposeNearIdentity, ATinyTermBesideAnOrdinaryOneHoldsTheClosedForm) {
         o);
     expect_gdp_epsilon(c, std::sqrt(10.0 + 1e-8), delta);
   }
+  // left to choose, the engine keeps the closed form (the relaxation once
+  // replaced it by a bracket)
+  const composition exact = compose(
+      {parse_spec("gaussian:sigma=1,times=10"), parse_spec("gaussian:sigma=100000,times=100")});
+  EXPECT_TRUE(exact.is_exact());
 }
 
 // DP-SGD on MNIST composed with 1000 steps at q = 1e-6: one grid for both
