@@ -18,16 +18,17 @@
 namespace fdp::audit::detail {
 namespace {
 
-std::vector<std::uint64_t> bits_of(const std::vector<double>& v) {
+template <class Vec>
+std::vector<std::uint64_t> bits_of(const Vec& v) {
   std::vector<std::uint64_t> b(v.size());
   if (!v.empty()) std::memcpy(b.data(), v.data(), v.size() * sizeof(double));  // (never with null)
   return b;
 }
 
 /// Laplace draws with ties, signed zeros and infinities mixed in.
-std::vector<double> awkward_values(std::size_t n, std::uint64_t seed) {
+raw_vector<double> awkward_values(std::size_t n, std::uint64_t seed) {
   mech::rng_stream g(seed, 0);
-  std::vector<double> v(n);
+  raw_vector<double> v(n);
   g.fill_laplace(v.data(), n, 1.0);
   const double inf = std::numeric_limits<double>::infinity();
   const double specials[] = {0.0, -0.0, inf, -inf, 1.5, -1.5};
@@ -40,17 +41,19 @@ TEST(ParallelSort, OrderKeyIsMonotoneAndInvertible) {
   const double xs[] = {-std::numeric_limits<double>::infinity(), -2.0, -0.0, 0.0, 1e-300, 3.0};
   for (std::size_t i = 0; i + 1 < std::size(xs); ++i)
     EXPECT_LT(order_key(xs[i]), order_key(xs[i + 1])) << xs[i];
-  for (double x : xs) EXPECT_EQ(bits_of({from_order_key(order_key(x))}), bits_of({x}));
+  for (double x : xs)
+    EXPECT_EQ(bits_of(std::vector<double>{from_order_key(order_key(x))}),
+              bits_of(std::vector<double>{x}));
 }
 
 TEST(ParallelSort, SameArrayForEveryThreadCount) {
   for (std::size_t n : {0, 1, 255, 256, 1000, 300001}) {
-    const std::vector<double> input = awkward_values(n, 5 + n);
-    std::vector<double> ref = input;
+    const raw_vector<double> input = awkward_values(n, 5 + n);
+    raw_vector<double> ref = input;
     std::stable_sort(ref.begin(), ref.end(),
                      [](double x, double y) { return order_key(x) < order_key(y); });
     for (unsigned threads : {1u, 2u, 3u, 8u}) {
-      std::vector<double> v = input;
+      raw_vector<double> v = input;
       sort_doubles(v, threads);
       ASSERT_EQ(v.size(), ref.size());
       if (n < 256) {  // (std::sort: signed zeros compare equal, so values only)
@@ -70,7 +73,7 @@ TEST(ParallelSort, MergeIsStdMergeForEveryThreadCount) {
                         {300, 0},
                         {200000, 150001},
                         {70000, 300000}}) {
-    std::vector<double> a = awkward_values(na, 1), b = awkward_values(nb, 2);
+    raw_vector<double> a = awkward_values(na, 1), b = awkward_values(nb, 2);
     std::sort(a.begin(), a.end());
     std::sort(b.begin(), b.end());
     std::vector<double> ref(na + nb);

@@ -825,8 +825,13 @@ sample_block split_outputs(const std::vector<double>& x, std::uint64_t num,
     throw std::invalid_argument(std::string("audit: ") + name + " is empty (no outputs)");
   sample_block sel;
   eval.clear();
-  for (std::size_t i = 0; i < x.size(); ++i)
-    (selected(i, num) ? sel.real : eval).push_back(nonfinite_output(x[i]));
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    const double y = nonfinite_output(x[i]);
+    if (selected(i, num))
+      sel.real.push_back(y);
+    else
+      eval.push_back(y);
+  }
   return sel;
 }
 

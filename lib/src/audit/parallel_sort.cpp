@@ -20,7 +20,7 @@ unsigned digit(std::uint64_t k, int d) { return static_cast<unsigned>((k >> (8 *
 
 }  // namespace
 
-void sort_doubles(std::vector<double>& v, unsigned threads) {
+void sort_doubles(raw_vector<double>& v, unsigned threads) {
   const std::size_t n = v.size();
   if (n < kRadix) {
     std::sort(v.begin(), v.end());  // (one thread; as the serial sort always did)
@@ -86,7 +86,7 @@ namespace {
 /// Merge-path co-rank: the number i of a's elements among the first k
 /// outputs of std::merge(a, b), i.e. the i with a[i - 1] <= b[k - i] (an
 /// equal element of a comes first) and b[k - i - 1] < a[i].
-std::size_t co_rank(const std::vector<double>& a, const std::vector<double>& b, std::size_t k) {
+std::size_t co_rank(const raw_vector<double>& a, const raw_vector<double>& b, std::size_t k) {
   std::size_t lo = k > b.size() ? k - b.size() : 0, hi = std::min(k, a.size());
   while (lo < hi) {
     const std::size_t i = lo + (hi - lo) / 2;  // take i + 1 of a? iff a[i] <= b[k - i - 1]
@@ -100,10 +100,10 @@ std::size_t co_rank(const std::vector<double>& a, const std::vector<double>& b, 
 
 }  // namespace
 
-std::vector<double> merge_doubles(const std::vector<double>& a, const std::vector<double>& b,
-                                  unsigned threads) {
+raw_vector<double> merge_doubles(const raw_vector<double>& a, const raw_vector<double>& b,
+                                 unsigned threads) {
   const std::size_t n = a.size() + b.size();
-  std::vector<double> out(n);
+  raw_vector<double> out(n);  // (the chunks' threads touch their pages first)
   const unsigned T =
       static_cast<unsigned>(std::clamp<std::size_t>(n / kMinChunk, 1, std::max(1u, threads)));
   for_each_chunk(T, [&](unsigned t) {

@@ -11,6 +11,8 @@
 #include <cstring>
 #include <vector>
 
+#include "fdp/core/raw_vector.hpp"
+
 namespace fdp::audit::detail {
 
 /// Monotone map of doubles (IEEE-754 total order) to unsigned integers.
@@ -31,13 +33,13 @@ inline double from_order_key(std::uint64_t k) {
 /// radix sort whose every pass counts digits per thread chunk and scatters
 /// the chunks in parallel at offsets ordered (digit, chunk), which keeps each
 /// pass stable and so gives exactly the one-thread result.
-void sort_doubles(std::vector<double>& v, unsigned threads);
+void sort_doubles(raw_vector<double>& v, unsigned threads);
 
 /// std::merge(a, b) (operator<, a's element first among equals) on up to
 /// `threads` threads: the output is cut into equal ranges at merge-path
 /// co-ranks (Odeh, Green, Mwassi, Shmueli & Birk, "Merge Path", IPDPSW 2012)
 /// and each range merged on its own, which gives exactly std::merge's array.
-std::vector<double> merge_doubles(const std::vector<double>& a, const std::vector<double>& b,
+raw_vector<double> merge_doubles(const raw_vector<double>& a, const raw_vector<double>& b,
                                   unsigned threads);
 
 }  // namespace fdp::audit::detail

@@ -167,7 +167,7 @@ void score_exact(candidate& c, const context& cx) {
 /// One coordinate of both sides, sorted: halves A (even rows) and B (odd
 /// rows), all rows, and A of both sides pooled.
 struct sorted_column {
-  std::vector<double> A[2], B[2], poolA;
+  raw_vector<double> A[2], B[2], poolA;  // (raw: the split's threads touch them first)
 };
 
 sorted_column sort_column(const sample_block& s0, const sample_block& s1, std::size_t j,
@@ -205,7 +205,7 @@ std::size_t half_size(std::size_t n, int parity) { return parity == 0 ? (n + 1) 
 // ------------------------------------------------------------ families
 
 /// The r-th smallest (0-based) of the union of sorted arrays (multiset).
-double kth_of_union(const std::vector<const std::vector<double>*>& arrs, std::size_t r) {
+double kth_of_union(const std::vector<const raw_vector<double>*>& arrs, std::size_t r) {
   // Binary search on the value: the smallest x with #{<= x} > r, over candidate values.
   double lo = std::numeric_limits<double>::infinity(), hi = -lo;
   for (auto* a : arrs) {
@@ -238,7 +238,7 @@ double kth_of_union(const std::vector<const std::vector<double>*>& arrs, std::si
 /// A and B of each side, sorted).
 void threshold_family(const sorted_column& col, std::size_t j, const std::string& label,
                       std::vector<family>& fams, std::vector<candidate>& out, unsigned threads) {
-  const std::vector<const std::vector<double>*> arrs{&col.A[0], &col.B[0], &col.A[1], &col.B[1]};
+  const std::vector<const raw_vector<double>*> arrs{&col.A[0], &col.B[0], &col.A[1], &col.B[1]};
   std::size_t N = 0;
   for (auto* a : arrs) N += a->size();
   std::vector<std::size_t> ranks;
@@ -272,7 +272,7 @@ void threshold_family(const sorted_column& col, std::size_t j, const std::string
   const auto fi = static_cast<std::uint32_t>(fams.size() - 1);
   const std::uint64_t n0 = col.A[0].size() + col.B[0].size(),
                       n1 = col.A[1].size() + col.B[1].size();
-  auto le = [](const std::vector<double>& v, double t) {
+  auto le = [](const raw_vector<double>& v, double t) {
     return static_cast<std::uint64_t>(std::upper_bound(v.begin(), v.end(), t) - v.begin());
   };
   for (double t : ts) {
@@ -394,8 +394,8 @@ std::vector<double> char_scores(const std::vector<std::string>& names,
   return sc;
 }
 
-void keyed_family(view::kind kind, const std::string& label, const std::vector<std::int64_t>& keys0,
-                  const std::vector<std::int64_t>& keys1, std::vector<family>& fams,
+void keyed_family(view::kind kind, const std::string& label, const raw_vector<std::int64_t>& keys0,
+                  const raw_vector<std::int64_t>& keys1, std::vector<family>& fams,
                   std::vector<candidate>& out,
                   const std::function<std::string(std::int64_t)>& name = nullptr) {
   std::map<std::int64_t, std::array<std::uint64_t, 4>> cnt;  // side0 A, side0 B, side1 A, side1 B
@@ -458,7 +458,7 @@ void keyed_family(view::kind kind, const std::string& label, const std::vector<s
 
 /// Cut points for a coordinate: all distinct values when few; otherwise
 /// quantiles, with heavy atoms isolated.
-std::vector<double> cut_points(const std::vector<double>& pooled, std::size_t target) {
+std::vector<double> cut_points(const raw_vector<double>& pooled, std::size_t target) {
   const std::size_t N = pooled.size();
   std::vector<double> cuts;
   if (N == 0) return cuts;
@@ -509,7 +509,7 @@ std::vector<double> cut_points(const std::vector<double>& pooled, std::size_t ta
 
 /// cut_points plus tail cuts: cells of about 50, 100, 200, ... values at
 /// both ends (extreme likelihood ratios live in the tails).
-std::vector<double> cut_points_tails(const std::vector<double>& sorted, std::size_t target) {
+std::vector<double> cut_points_tails(const raw_vector<double>& sorted, std::size_t target) {
   std::vector<double> cuts = cut_points(sorted, target);
   const std::size_t N = sorted.size();
   for (std::size_t r = 50; r < N / 64; r *= 2) {
@@ -523,7 +523,7 @@ std::vector<double> cut_points_tails(const std::vector<double>& sorted, std::siz
 }
 
 /// Counts of sorted values in the cells of sorted cuts (cell = #cuts < x).
-std::vector<std::uint64_t> cell_counts(const std::vector<double>& sorted,
+std::vector<std::uint64_t> cell_counts(const raw_vector<double>& sorted,
                                        const std::vector<double>& cuts) {
   std::vector<std::uint64_t> c(cuts.size() + 1, 0);
   std::size_t cell = 0;
@@ -749,7 +749,7 @@ void pattern_family(const sample_block& s0, const sample_block& s1,
   if (v.disc.empty() && v.atom_coord.empty()) return;
   // Patterns and sums of half A.
   const sample_block* sb[2] = {&s0, &s1};
-  std::map<std::int64_t, std::vector<double>> sums;
+  std::map<std::int64_t, raw_vector<double>> sums;
   std::map<std::int64_t, std::size_t> freq;
   for (int s = 0; s < 2; ++s) {
     for (std::size_t i = 0; i < sb[s]->size(); i += 2) {
@@ -1045,7 +1045,7 @@ context planning_context(const tradeoff& claim, const select_options& opt, doubl
 void bit_family(const sample_block& s0, const sample_block& s1, std::size_t j,
                 const std::string& label, candidate_pool& pool) {
   const std::size_t d = s0.dim;
-  std::vector<std::int64_t> k0(s0.size()), k1(s1.size());
+  raw_vector<std::int64_t> k0(s0.size()), k1(s1.size());
   for (std::size_t i = 0; i < k0.size(); ++i) k0[i] = bit_key(s0.real[i * d + j]);
   for (std::size_t i = 0; i < k1.size(); ++i) k1[i] = bit_key(s1.real[i * d + j]);
   keyed_family(view::kind::bits, "bit cell of " + label, k0, k1, pool.fams, pool.cands);

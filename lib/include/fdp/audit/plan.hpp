@@ -34,6 +34,8 @@
 #include <utility>
 #include <vector>
 
+#include "fdp/core/raw_vector.hpp"
+
 namespace fdp::audit {
 
 enum class output_type { real, categorical };
@@ -42,8 +44,9 @@ enum class output_type { real, categorical };
 struct sample_block {
   output_type type = output_type::real;
   std::size_t dim = 1;            ///< doubles per real output
-  std::vector<double> real;       ///< size() * dim values, output-major
-  std::vector<std::int64_t> cat;  ///< category keys
+  // (raw: the sampling threads write every element, and touch the pages first)
+  raw_vector<double> real;        ///< size() * dim values, output-major
+  raw_vector<std::int64_t> cat;   ///< category keys
   std::size_t size() const { return type == output_type::real ? real.size() / dim : cat.size(); }
 };
 
