@@ -50,6 +50,27 @@ struct mixture {
     }
     return {m + std::log(acc), acc_shift / acc / (s * s)};
   }
+  // A bound on the rounding error of log_ratio(x) as computed: to first
+  // order the error of log sum_i e^{e_i} is sum_i pi_i de_i with pi_i the
+  // softmax weights, and each exponent e_i = log w_i + u_i(x) is within 6 u
+  // (|log w_i| + |u_i|) (its five roundings and log w_i's own); exp, the
+  // sum and the log add (k + 4) u and u |result|. Doubled for the second
+  // order.
+  double log_ratio_error(double x, double s) const {
+    double m = -kInf;
+    for (std::size_t i = 0; i < shift.size(); ++i) m = std::max(m, exponent(i, x, s));
+    double acc = 0.0, weighted = 0.0;
+    for (std::size_t i = 0; i < shift.size(); ++i) {
+      const double e = std::exp(exponent(i, x, s) - m);
+      const double u_i = shift[i] * (2.0 * x - shift[i]) / (2.0 * s * s);
+      acc += e;
+      weighted += e * (std::fabs(log_weight[i]) + std::fabs(u_i));
+    }
+    const double ulp = std::numeric_limits<double>::epsilon() / 2;
+    const double value = m + std::log(acc);
+    return 2.0 * ulp * (6.0 * weighted / acc + static_cast<double>(shift.size() + 4) +
+                        std::fabs(value));
+  }
   // The limit of log_ratio at x -> -inf (increasing shifts) or +inf (decreasing):
   // the log of the weight at shift 0, or -inf / +inf.
   double log_weight_at_zero() const {
@@ -73,9 +94,11 @@ struct mixture {
 // computed once per cell.
 struct shared_component {
   double shift, p_weight, q_weight;
+  double z_hi = 0.0, z_lo = 0.0;  // shift / sigma = z_hi + z_lo (twice double precision)
 };
 
-std::vector<shared_component> shared_components(const mixture& p, const mixture& q) {
+std::vector<shared_component> shared_components(const mixture& p, const mixture& q,
+                                                double sigma) {
   std::vector<shared_component> all;
   auto add = [&all](double shift, double wp, double wq) {
     for (auto& c : all) {
@@ -88,6 +111,10 @@ std::vector<shared_component> shared_components(const mixture& p, const mixture&
   };
   for (std::size_t i = 0; i < p.shift.size(); ++i) add(p.shift[i], p.weight[i], 0.0);
   for (std::size_t i = 0; i < q.shift.size(); ++i) add(q.shift[i], 0.0, q.weight[i]);
+  for (auto& c : all) {
+    c.z_hi = c.shift / sigma;
+    c.z_lo = std::fma(-c.z_hi, sigma, c.shift) / sigma;
+  }
   return all;
 }
 
@@ -122,13 +149,16 @@ class gaussian_mixture_impl final : public loss_law {
       : s_(sigma),
         p_(std::move(p)),
         q_(std::move(q)),
-        components_(shared_components(p_, q_)),
+        components_(shared_components(p_, q_, sigma)),
         mirrored_(mirrored) {
     two_mirrored_ = mirrored_ && q_.shift.size() == 2 && std::min(q_.shift[0], q_.shift[1]) == 0.0;
     // x -> -inf: Q's ratio tends to its weight at 0 (or 0), P's to +inf when
     // P has a negative shift (else to its weight at 0)
     lo_ = p_.any_nonzero() ? -kInf : q_.log_weight_at_zero() - p_.log_weight_at_zero();
     scale_ = spread();
+    max_slope_ = (*std::max_element(q_.shift.begin(), q_.shift.end()) -
+                  *std::min_element(p_.shift.begin(), p_.shift.end())) /
+                 (s_ * s_);
   }
 
   double loss_at(double x) const { return q_.log_ratio(x, s_) - p_.log_ratio(x, s_); }
@@ -148,8 +178,24 @@ class gaussian_mixture_impl final : public loss_law {
     if (l == kInf) return kInf;
     if (const auto* e = memo.find(serial_, l)) return e->x;
     const double x = find_x(l);
+    note_boundary_error(l, x);
     memo.put(serial_, l, x);
     return x;
+  }
+  // The loss error of a boundary (consistent_masses): mass() splits at
+  // s fl(x / s), within u |x| of x; there |L - l| <= |L_eval(x) - l| + the
+  // evaluation's error bound + L'max u |x|. The largest seen so far is
+  // kept: every boundary of a grid is found before the grid asks for
+  // boundary_error, so the running maximum covers them all.
+  void note_boundary_error(double l, double x) const {
+    if (!std::isfinite(x)) return;  // (an infinite end is exact)
+    const double eval = q_.log_ratio_error(x, s_) + p_.log_ratio_error(x, s_);
+    const double u = std::numeric_limits<double>::epsilon() / 2;
+    const double e = (std::fabs(loss_at(x) - l) + eval + u * std::fabs(l)) * (1.0 + 8.0 * u) +
+                     2.0 * max_slope_ * u * std::fabs(x);
+    double seen = boundary_error_.load(std::memory_order_relaxed);
+    while (e > seen && !boundary_error_.compare_exchange_weak(seen, e)) {
+    }
   }
   double find_x(double l) const {
     if (two_mirrored_) return l < 0 ? -x_of_mirrored(-l) : x_of_mirrored(l);
@@ -198,16 +244,32 @@ class gaussian_mixture_impl final : public loss_law {
     return log_y * s_ * s_ / d;
   }
 
+  // Outcomes x in (s za, s zb], z the boundaries over s: every component's
+  // normal interval is of that same set (the shifts over s carried to twice
+  // double precision), so P and Q are the masses of one outcome set.
   mass2 mass(double a, double b) const override {
     const double xa = x_of(a), xb = x_of(b);
     if (!(xb > xa)) return {};
+    const double za = xa / s_, zb = xb / s_;
     mass2 m;
     for (const shared_component& c : components_) {
-      const double n = norm_interval((xa - c.shift) / s_, (xb - c.shift) / s_);
+      const double n =
+          c.shift == 0.0 ? norm_interval(za, zb) : norm_interval_shifted(za, zb, c.z_hi, c.z_lo);
       m.p += c.p_weight * n;
       m.q += c.q_weight * n;
     }
     return m;
+  }
+  bool consistent_masses() const override { return true; }
+  // One normal interval's accuracy, plus the weights' and the sums'
+  // roundings over the components (all terms positive).
+  double mass_rel() const override {
+    return kIntervalRel + static_cast<double>(components_.size() + 2) *
+                              (std::numeric_limits<double>::epsilon() / 2);
+  }
+  double boundary_error(double lo, double hi) const override {
+    (void)lo, (void)hi;
+    return boundary_error_.load();
   }
   double lo() const override { return lo_; }
   double hi() const override { return kInf; }
@@ -239,6 +301,8 @@ class gaussian_mixture_impl final : public loss_law {
   std::uint64_t serial_ = ++law_serials;
   bool mirrored_, two_mirrored_ = false;
   double lo_, scale_ = 0.0;
+  double max_slope_ = 0.0;  // L'(x) <= (largest Q shift - smallest P shift) / s^2
+  mutable std::atomic<double> boundary_error_{0.0};
 };
 
 // Validated and normalized; `sign` +1: shifts >= 0 (Q), -1: shifts <= 0 (P).

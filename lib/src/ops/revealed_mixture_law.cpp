@@ -18,6 +18,8 @@
 namespace fdp {
 namespace {
 
+constexpr double kUnitRoundoff = std::numeric_limits<double>::epsilon() / 2;
+
 class revealed_mixture_impl final : public loss_law {
  public:
   explicit revealed_mixture_impl(std::vector<weighted_law> branches)
@@ -66,6 +68,30 @@ class revealed_mixture_impl final : public loss_law {
   bool symmetric() const override {
     return std::all_of(branches_.begin(), branches_.end(),
                        [](const weighted_law& b) { return b.law->symmetric(); });
+  }
+  // Consistent when every branch is: branch i's P- and Q-mass are of one
+  // outcome set in its own copy of the output space, so the weighted sums
+  // are the masses of the union of those sets. Their accuracy: the worst
+  // branch's, plus the weighting and the sum's roundings ((k + 1) u for k
+  // branches, all terms positive). A boundary moves only within its branch.
+  bool consistent_masses() const override {
+    return atoms_.empty() &&
+           std::all_of(branches_.begin(), branches_.end(),
+                       [](const weighted_law& b) { return b.law->consistent_masses(); });
+  }
+  double mass_rel() const override {
+    double r = 0.0;
+    for (const auto& b : branches_) r = std::max(r, b.law->mass_rel());
+    return r + static_cast<double>(branches_.size() + 1) * kUnitRoundoff;
+  }
+  double boundary_error(double lo, double hi) const override {
+    double e = 0.0;
+    for (const auto& b : branches_) {
+      const double eb = b.law->boundary_error(lo, hi);
+      if (!(eb >= 0)) return -1.0;
+      e = std::max(e, eb);
+    }
+    return e;
   }
   // (for grid sizing only: the branches' spreads, weighted; the spread of
   // their means is left out)

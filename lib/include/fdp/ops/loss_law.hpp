@@ -60,6 +60,10 @@ class loss_law {
   /// discretized masses is relative to them, which a long composition needs
   /// (pld_grid.hpp). False (the default): the engine's absolute bounds only.
   virtual bool consistent_masses() const { return false; }
+  /// For a law with consistent_masses(): the relative accuracy of each
+  /// mass mass() returns (kIntervalRel for one normal interval; a law that
+  /// adds several weighted intervals declares that sum's rounding too).
+  virtual double mass_rel() const { return kIntervalRel; }
   /// For a law with consistent_masses(): a bound on |L(x) - l| at the
   /// outcome boundary x that mass() uses for a loss l in [lo, hi] (the
   /// rounding of inverting the loss). Negative: no bound given.

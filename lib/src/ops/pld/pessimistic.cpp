@@ -75,15 +75,15 @@ struct cell_eta {
 };
 
 // The eta form of a finished pessimistic grid (pld_grid.hpp). The cells'
-// masses are the law's masses of one outcome set each, within kIntervalRel;
-// moving Q by a factor 1 +- 2 kIntervalRel + 16 u (the masses' and the
-// split's roundings) and by the boundary's and the clamps' loss errors
+// masses are the law's masses of one outcome set each, within rel =
+// law.mass_rel(); moving Q by a factor 1 +- 2 rel + 16 u (the masses' and
+// the split's roundings) and by the boundary's and the clamps' loss errors
 // makes every split exact, and the atoms' own roundings add 8 u relative.
 void set_eta_form(grid_pmf& r, const loss_law& law, const cell_eta& c, double lo, double hi) {
-  const double eb = law.boundary_error(lo, hi);
-  if (!c.ok || !(eb >= 0) || !std::isfinite(eb)) return;
-  r.eta_loss = eb + c.clamp + 2 * kIntervalRel + 16 * kU;
-  r.eta_rel = kIntervalRel + 8 * kU;
+  const double eb = law.boundary_error(lo, hi), rel = law.mass_rel();
+  if (!c.ok || !(eb >= 0) || !std::isfinite(eb) || !(rel >= kIntervalRel && rel < 1e-6)) return;
+  r.eta_loss = eb + c.clamp + 2 * rel + 16 * kU;
+  r.eta_rel = rel + 8 * kU;
   // (each atom may also be off by an underflow's 2^-1074 absolutely)
   r.eta_abs = c.tiny + 4.9e-324 * 4.0 * static_cast<double>(r.p.size() + 2);
 }
