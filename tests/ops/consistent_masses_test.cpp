@@ -34,8 +34,8 @@ TEST(ConsistentMasses, MixtureLawsDeclareThemWithTheirRounding) {
   EXPECT_TRUE(both->consistent_masses());
   EXPECT_GE(both->mass_rel(), mix->mass_rel());
   // a branch without consistent masses (the Laplace law's atoms) withdraws it
-  const auto with_laplace =
-      revealed_mixture_law({{0.5, sub}, {0.5, std::shared_ptr<const loss_law>(make_law(laplace(1.0)))}});
+  const auto with_laplace = revealed_mixture_law(
+      {{0.5, sub}, {0.5, std::shared_ptr<const loss_law>(make_law(laplace(1.0)))}});
   EXPECT_FALSE(with_laplace->consistent_masses());
 }
 
@@ -43,7 +43,8 @@ TEST(ConsistentMasses, MixtureLawsDeclareThemWithTheirRounding) {
 // a sweep of cells it is positive (each boundary's evaluation error) and
 // tiny (the loss there within a few thousand ulps of the asked loss).
 TEST(ConsistentMasses, BoundaryErrorCoversTheBoundariesFound) {
-  const auto law = gaussian_mixture_pair_law(0.8, {0.0, -1.0}, {0.99, 0.01}, {0.0, 1.0}, {0.99, 0.01});
+  const auto law =
+      gaussian_mixture_pair_law(0.8, {0.0, -1.0}, {0.99, 0.01}, {0.0, 1.0}, {0.99, 0.01});
   double total_p = 0.0;
   for (int k = -400; k < 400; ++k) total_p += law->mass(0.01 * k, 0.01 * (k + 1)).p;
   const double eb = law->boundary_error(-4.0, 4.0);

@@ -40,6 +40,6 @@ void sort_doubles(raw_vector<double>& v, unsigned threads);
 /// co-ranks (Odeh, Green, Mwassi, Shmueli & Birk, "Merge Path", IPDPSW 2012)
 /// and each range merged on its own, which gives exactly std::merge's array.
 raw_vector<double> merge_doubles(const raw_vector<double>& a, const raw_vector<double>& b,
-                                  unsigned threads);
+                                 unsigned threads);
 
 }  // namespace fdp::audit::detail

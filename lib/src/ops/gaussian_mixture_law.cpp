@@ -68,8 +68,8 @@ struct mixture {
     }
     const double ulp = std::numeric_limits<double>::epsilon() / 2;
     const double value = m + std::log(acc);
-    return 2.0 * ulp * (6.0 * weighted / acc + static_cast<double>(shift.size() + 4) +
-                        std::fabs(value));
+    return 2.0 * ulp *
+           (6.0 * weighted / acc + static_cast<double>(shift.size() + 4) + std::fabs(value));
   }
   // The limit of log_ratio at x -> -inf (increasing shifts) or +inf (decreasing):
   // the log of the weight at shift 0, or -inf / +inf.
@@ -97,8 +97,7 @@ struct shared_component {
   double z_hi = 0.0, z_lo = 0.0;  // shift / sigma = z_hi + z_lo (twice double precision)
 };
 
-std::vector<shared_component> shared_components(const mixture& p, const mixture& q,
-                                                double sigma) {
+std::vector<shared_component> shared_components(const mixture& p, const mixture& q, double sigma) {
   std::vector<shared_component> all;
   auto add = [&all](double shift, double wp, double wq) {
     for (auto& c : all) {

@@ -43,10 +43,10 @@ enum class output_type { real, categorical };
 /// Outputs of one side, in memory.
 struct sample_block {
   output_type type = output_type::real;
-  std::size_t dim = 1;            ///< doubles per real output
+  std::size_t dim = 1;  ///< doubles per real output
   // (raw: the sampling threads write every element, and touch the pages first)
-  raw_vector<double> real;        ///< size() * dim values, output-major
-  raw_vector<std::int64_t> cat;   ///< category keys
+  raw_vector<double> real;       ///< size() * dim values, output-major
+  raw_vector<std::int64_t> cat;  ///< category keys
   std::size_t size() const { return type == output_type::real ? real.size() / dim : cat.size(); }
 };
 
