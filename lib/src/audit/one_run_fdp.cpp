@@ -44,7 +44,9 @@ bool one_run_fdp_consistent(const inverse_blow_up& g, std::int64_t m, std::int64
   const double start = level * share;
   double h = start * static_cast<double>(r - v) / rd, s = start * static_cast<double>(v) / rd;
   for (std::int64_t i = v - 1; i >= 0; --i) {
-    const double h_next = std::max(h, g(s));
+    // (the paper's Algorithm 3: no max(h, .) here, which its appendix code
+    // has; the max rejects at least as often and the proof does not cover it)
+    const double h_next = g(s);
     s += static_cast<double>(i) / static_cast<double>(r - i) * (h_next - h);
     h = h_next;
   }
