@@ -521,9 +521,15 @@ std::vector<compose_term> balls_in_bins_terms(const dpsgd_phase& p, std::size_t 
   if (known_t >= t_up && known_t <= t_lo) t_up = t_lo = known_t;
   const std::int64_t e_up = (p.steps + t_up - 1) / t_up + (phase > 0 ? 1 : 0);
   const std::int64_t e_lo = p.steps / t_lo;
-  const law_bracket up = balls_in_bins_laws(p.sigma / shift, t_up, true, false);
-  const law_bracket lo = balls_in_bins_laws(p.sigma / shift, t_lo, false, true);
-  if (!up.upper || !lo.lower) return {};
+  // (the upper side with a relaxed cap: account_balls_in_bins caps it by the
+  // bound without amplification, so a delta floor of 1e-10 per epoch costs
+  // nothing where that one is better; the lower side's garbling is of no use
+  // on so coarse a lattice: where the usual one does not serve, the maximum
+  // of the epoch's outputs, epoch_lower_term's)
+  const law_bracket up = balls_in_bins_laws(p.sigma / shift, t_up, true, false, 1.0, true);
+  const std::shared_ptr<const loss_law> lo =
+      epoch_lower_term(p.sigma / shift, t_lo, static_cast<double>(t_lo), 1.0).law;
+  if (!up.upper) return {};
   std::shared_ptr<const loss_law> id(make_law(identity{}).release());
   std::vector<compose_term> terms;
   auto add = [&](std::shared_ptr<const loss_law> opt, std::int64_t times, const std::string& text) {
@@ -537,7 +543,7 @@ std::vector<compose_term> balls_in_bins_terms(const dpsgd_phase& p, std::size_t 
   };
   const std::string epoch = "balls-in-bins epoch of " + std::to_string(t_up) +
                             (t_up == t_lo ? "" : "/" + std::to_string(t_lo)) + " steps";
-  add(lo.lower, std::min(e_up, e_lo), epoch);
+  add(lo, std::min(e_up, e_lo), epoch);
   add(id, e_up - std::min(e_up, e_lo), epoch + " (partial: upper side only)");
   return terms;
 }
@@ -614,7 +620,8 @@ std::optional<composition> allocation_upper(const dpsgd_config& c, double sigma,
   std::vector<compose_term> terms;
   for (const auto& [size, count] : {std::pair{m, k - longer}, std::pair{m + 1, longer}}) {
     if (count == 0) continue;
-    const law_bracket bins = balls_in_bins_laws(sigma, size, true, false);
+    // (relaxed cap: the bound without amplification caps the upper end)
+    const law_bracket bins = balls_in_bins_laws(sigma, size, true, false, 1.0, true);
     if (!bins.upper) return std::nullopt;
     compose_term t;
     t.law = bins.upper;

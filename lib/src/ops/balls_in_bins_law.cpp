@@ -130,24 +130,27 @@ std::shared_ptr<const loss_law> lattice_sum_law(const lattice_plan& p, const win
 // for the same epoch again; a law of a long epoch takes ~0.5 s).
 class law_cache {
  public:
-  std::optional<law_bracket> find(double sigma, std::int64_t steps, bool upper, bool lower) {
+  std::optional<law_bracket> find(double sigma, std::int64_t steps, bool upper, bool lower,
+                                  bool relaxed) {
     std::lock_guard<std::mutex> lk(m_);
     for (const auto& e : entries_)
-      if (e.sigma == sigma && e.steps == steps && e.upper == upper && e.lower == lower)
+      if (e.sigma == sigma && e.steps == steps && e.upper == upper && e.lower == lower &&
+          e.relaxed == relaxed)
         return e.laws;
     return std::nullopt;
   }
-  void add(double sigma, std::int64_t steps, bool upper, bool lower, const law_bracket& laws) {
+  void add(double sigma, std::int64_t steps, bool upper, bool lower, bool relaxed,
+           const law_bracket& laws) {
     std::lock_guard<std::mutex> lk(m_);
     if (entries_.size() >= 8) entries_.erase(entries_.begin());
-    entries_.push_back({sigma, steps, upper, lower, laws});
+    entries_.push_back({sigma, steps, upper, lower, relaxed, laws});
   }
 
  private:
   struct entry {
     double sigma;
     std::int64_t steps;
-    bool upper, lower;
+    bool upper, lower, relaxed;
     law_bracket laws;
   };
   std::mutex m_;
@@ -159,12 +162,22 @@ law_cache& cache() {
   return c;
 }
 
-law_bracket build_laws(double sigma, std::int64_t steps, bool upper, bool lower) {
+// The lattice at the usual cap, or (relaxed) at the first of the caps
+// leaving out 1e-12, 1e-11, 1e-10 of the shifted step's tail that is fine
+// enough.
+lattice_plan plan_for(double sigma, std::int64_t steps, bool relaxed) {
+  lattice_plan p = detail::plan_lattice(1.0 / sigma, steps);
+  for (double tail = 1e-12; relaxed && p.coarse && tail <= 1.01e-10; tail *= 10)
+    p = detail::plan_lattice(1.0 / sigma, steps, tail);
+  return p;
+}
+
+law_bracket build_laws(double sigma, std::int64_t steps, bool upper, bool lower, bool relaxed) {
   if (steps == 1) {  // one step: the Gaussian pair itself
     std::shared_ptr<const loss_law> g(make_law(gaussian{1.0 / sigma}).release());
     return {upper ? g : nullptr, lower ? g : nullptr};
   }
-  const lattice_plan p = detail::plan_lattice(1.0 / sigma, steps);
+  const lattice_plan p = plan_for(sigma, steps, relaxed);
   std::int64_t lo = 0, hi = 0;
   window_of(p, steps, lo, hi);
   if (p.coarse || hi - lo > kMaxSumPoints) return {};
@@ -197,16 +210,16 @@ std::shared_ptr<const loss_law> diluted(const std::shared_ptr<const loss_law>& l
 
 }  // namespace
 
-law_bracket balls_in_bins_laws(double sigma, std::int64_t steps, bool upper, bool lower,
-                               double rho) {
+law_bracket balls_in_bins_laws(double sigma, std::int64_t steps, bool upper, bool lower, double rho,
+                               bool relaxed_cap) {
   detail::require_finite_pos(sigma, "balls_in_bins_laws", "sigma");
   detail::require(steps >= 1 && steps <= 100000000, "balls_in_bins_laws", "steps",
                   static_cast<double>(steps), "must be an integer in [1, 1e8]");
   detail::require(rho > 0 && rho <= 1, "balls_in_bins_laws", "rho", rho, "must be in (0, 1]");
-  std::optional<law_bracket> r = cache().find(sigma, steps, upper, lower);
+  std::optional<law_bracket> r = cache().find(sigma, steps, upper, lower, relaxed_cap);
   if (!r) {
-    r = build_laws(sigma, steps, upper, lower);
-    cache().add(sigma, steps, upper, lower, *r);
+    r = build_laws(sigma, steps, upper, lower, relaxed_cap);
+    cache().add(sigma, steps, upper, lower, relaxed_cap, *r);
   }
   return {diluted(r->upper, rho), diluted(r->lower, rho)};
 }

@@ -50,13 +50,13 @@ void apply_margin(window_seq& s) {
 
 }  // namespace
 
-lattice_plan plan_lattice(double mu, std::int64_t steps) {
+lattice_plan plan_lattice(double mu, std::int64_t steps, double cap_tail) {
   lattice_plan p;
   p.mu = mu;
   p.second_moment = std::exp(mu * mu);
   const double sd = std::sqrt(std::expm1(mu * mu));
-  // Q(Y > cap) = Phi-bar((log cap - mu^2/2) / mu) = kLatticeCapTail
-  p.cap = std::exp(norm_quantile_c(kLatticeCapTail) * mu + 0.5 * mu * mu);
+  // Q(Y > cap) = Phi-bar((log cap - mu^2/2) / mu) = cap_tail
+  p.cap = std::exp(norm_quantile_c(cap_tail) * mu + 0.5 * mu * mu);
   // (h = 0.08 sd(Y): the MNIST-like bracket is 0.23% wide, 0.18% at 0.02 sd
   // for four times the work)
   double want = std::max(0.08 * sd, p.cap / 131072.0);

@@ -48,9 +48,8 @@ struct lattice_plan {
 /// The lattice for mu = D / sigma and an epoch of `steps` steps: h a power of
 /// two near 0.08 sd(Y) (smaller when P(every step <= h) could pass 1e-10,
 /// coarser when the cap needs more than 2^17 cells, never more than
-/// kLatticeMaxCells), the cap where the shifted step's tail is
-/// kLatticeCapTail.
-lattice_plan plan_lattice(double mu, std::int64_t steps);
+/// kLatticeMaxCells), the cap where the shifted step's tail is cap_tail.
+lattice_plan plan_lattice(double mu, std::int64_t steps, double cap_tail = kLatticeCapTail);
 
 /// One cell [k h, (k+1) h] of Y's law: its P-mass and its first moments
 /// about both ends, up = E[(Y - kh)/h; cell], down = E[((k+1)h - Y)/h; cell].
