@@ -25,6 +25,7 @@
 #include "fdp/core/error.hpp"
 #include "fdp/core/normal.hpp"
 #include "fdp/ops/loss_law.hpp"
+#include "ops/pld/numbers.hpp"
 
 namespace fdp {
 namespace {
@@ -50,13 +51,13 @@ struct mixture {
     }
     return {m + std::log(acc), acc_shift / acc / (s * s)};
   }
-  // A bound on the rounding error of log_ratio(x) as computed: to first
-  // order the error of log sum_i e^{e_i} is sum_i pi_i de_i with pi_i the
-  // softmax weights, and each exponent e_i = log w_i + u_i(x) is within 6 u
-  // (|log w_i| + |u_i|) (its five roundings and log w_i's own); exp, the
-  // sum and the log add (k + 4) u and u |result|. Doubled for the second
-  // order.
-  double log_ratio_error(double x, double s) const {
+  // log_ratio(x) (the same arithmetic) and a bound on its rounding error:
+  // to first order the error of log sum_i e^{e_i} is sum_i pi_i de_i with
+  // pi_i the softmax weights, and each exponent e_i = log w_i + u_i(x) is
+  // within 6 u (|log w_i| + |u_i|) (its five roundings and log w_i's own);
+  // exp, the sum and the log add (k + 4) u and u |result|. Doubled for the
+  // second order.
+  std::pair<double, double> log_ratio_and_error(double x, double s) const {
     double m = -kInf;
     for (std::size_t i = 0; i < shift.size(); ++i) m = std::max(m, exponent(i, x, s));
     double acc = 0.0, weighted = 0.0;
@@ -66,10 +67,10 @@ struct mixture {
       acc += e;
       weighted += e * (std::fabs(log_weight[i]) + std::fabs(u_i));
     }
-    const double ulp = std::numeric_limits<double>::epsilon() / 2;
     const double value = m + std::log(acc);
-    return 2.0 * ulp *
-           (6.0 * weighted / acc + static_cast<double>(shift.size() + 4) + std::fabs(value));
+    return {value,
+            2.0 * detail::kU *
+                (6.0 * weighted / acc + static_cast<double>(shift.size() + 4) + std::fabs(value))};
   }
   // The limit of log_ratio at x -> -inf (increasing shifts) or +inf (decreasing):
   // the log of the weight at shift 0, or -inf / +inf.
@@ -188,9 +189,10 @@ class gaussian_mixture_impl final : public loss_law {
   // boundary_error, so the running maximum covers them all.
   void note_boundary_error(double l, double x) const {
     if (!std::isfinite(x)) return;  // (an infinite end is exact)
-    const double eval = q_.log_ratio_error(x, s_) + p_.log_ratio_error(x, s_);
-    const double u = std::numeric_limits<double>::epsilon() / 2;
-    const double e = (std::fabs(loss_at(x) - l) + eval + u * std::fabs(l)) * (1.0 + 8.0 * u) +
+    const auto [lq, eq] = q_.log_ratio_and_error(x, s_);
+    const auto [lp, ep] = p_.log_ratio_and_error(x, s_);
+    const double u = detail::kU;
+    const double e = (std::fabs((lq - lp) - l) + eq + ep + u * std::fabs(l)) * (1.0 + 8.0 * u) +
                      2.0 * max_slope_ * u * std::fabs(x);
     double seen = boundary_error_.load(std::memory_order_relaxed);
     while (e > seen && !boundary_error_.compare_exchange_weak(seen, e)) {
@@ -263,8 +265,7 @@ class gaussian_mixture_impl final : public loss_law {
   // One normal interval's accuracy, plus the weights' and the sums'
   // roundings over the components (all terms positive).
   double mass_rel() const override {
-    return kIntervalRel + static_cast<double>(components_.size() + 2) *
-                              (std::numeric_limits<double>::epsilon() / 2);
+    return kIntervalRel + static_cast<double>(components_.size() + 2) * detail::kU;
   }
   double boundary_error(double lo, double hi) const override {
     (void)lo, (void)hi;

@@ -14,11 +14,10 @@
 #include <stdexcept>
 
 #include "fdp/ops/loss_law.hpp"
+#include "ops/pld/numbers.hpp"
 
 namespace fdp {
 namespace {
-
-constexpr double kUnitRoundoff = std::numeric_limits<double>::epsilon() / 2;
 
 class revealed_mixture_impl final : public loss_law {
  public:
@@ -82,7 +81,7 @@ class revealed_mixture_impl final : public loss_law {
   double mass_rel() const override {
     double r = 0.0;
     for (const auto& b : branches_) r = std::max(r, b.law->mass_rel());
-    return r + static_cast<double>(branches_.size() + 1) * kUnitRoundoff;
+    return r + static_cast<double>(branches_.size() + 1) * detail::kU;
   }
   double boundary_error(double lo, double hi) const override {
     double e = 0.0;

@@ -22,10 +22,11 @@
 //
 // A claim is tested on the lower end of its curve (a weaker claim, which a
 // mechanism meeting the claim meets too: rounding never makes a false
-// rejection). Rejection is monotone in mu on every case tried (the tests
-// check it); the bound below needs only that its own mu is rejected. The GDP lower bound is the
-// largest mu the test rejects: if the truth were mu' <= that mu, G_mu' >= G_mu, so the test at the
-// true mu' would have rejected too, which happens with probability <= a.
+// rejection). The GDP lower bound is the largest mu the test rejects, by a
+// bisection that keeps its lower end rejected: a mechanism whose true mu'
+// is at most that mu is that-mu-GDP too, so the rejection is a false one,
+// of probability at most a. (Rejection is also monotone in mu on every
+// case tried, which makes the bound the largest; the tests check it.)
 #pragma once
 
 #include <cstdint>
