@@ -80,6 +80,8 @@ struct compose_access {
   static void mark_unbounded(composition& c, bool unbounded);
   static void attach_floor(composition& c, const std::vector<compose_term>& terms,
                            double delta_hint);
+  static bool tilt_clipped(const composition& c);
+  static std::size_t widest_tilted_window(const composition& c);
 
  private:
   static composition refine(const grid_plan& plan, const compose_options& opt,
@@ -94,7 +96,6 @@ struct compose_access {
   static bool fft_limited(const composition& c, const compose_options& opt, double delta_hint);
   static bool tilt_fits(const compose_options& opt, const grid_plan& plan, const refine_state& st,
                         double h, const composition& r);
-  static bool tilt_clipped(const composition& c);
   static void unclip_tilt(const grid_plan& plan, const compose_options& opt, double delta_hint,
                           const refine_state& st, double& h, composition& next);
   static void step_back_from_limit(const grid_plan& plan, const compose_options& opt,
@@ -709,6 +710,25 @@ first_stage_result run_first_stage(const compose_term& t, std::int64_t k, std::i
   return fr;
 }
 
+// What a staged pass's first stages tell the next pass (compose_staged).
+struct stage_report {
+  double coarse_step = 0.0;  // the largest coarsened first-stage step (0: none)
+  bool clipped = false;      // a first stage's tilted window did not fit its cap
+  double room = kInf;        // how many times finer every first stage's tilted window fits
+  double first_step = 0.0;   // the largest first-stage step
+};
+
+// Notes how far the first stage c (composed with options o1) could refine
+// before its tilted windows stop fitting the cap: they grow like 1/h, and
+// compose_grid's window_for takes one only up to cap / 1.5 points.
+void note_tilt_room(const composition& c, const compose_options& o1, stage_report& report) {
+  if (detail::compose_access::tilt_clipped(c)) report.clipped = true;
+  const std::size_t widest = detail::compose_access::widest_tilted_window(c);
+  if (o1.max_grid == 0 || widest == 0) return;
+  report.room = std::min(
+      report.room, (static_cast<double>(o1.max_grid) / 1.5 - 4.0) / static_cast<double>(widest));
+}
+
 // Term t in two stages, appended to out: a remainder rem = n - r k > 0
 // (0 < rem <= r, stage_split) makes rem of the r first-stage results
 // (k+1)-folds: n = (r - rem) k + rem (k + 1). Both come from one
@@ -720,14 +740,17 @@ first_stage_result run_first_stage(const compose_term& t, std::int64_t k, std::i
 // instructions with raw terms, 674 M with a second first stage). Throws
 // evaluation_error when the term cannot be staged; returns the first
 // stage's step when it had to be coarsened for the grid or memory limits,
-// else 0.
+// else 0. Notes in `report` how much finer the first stage's tilted
+// window lets its step go (stage_report).
 double stage_term(const compose_term& t, const std::vector<compose_term>& terms,
                   const compose_options& opt, double step_scale, double h2,
-                  std::vector<compose_term>& out) {
+                  std::vector<compose_term>& out, stage_report& report) {
   const std::int64_t k = stage_split(t.times);
   const std::int64_t r = t.times / k, rem = t.times - r * k;
   const compose_options o1 = first_stage_options(t, k, r, terms, opt, step_scale);
   first_stage_result fr = run_first_stage(t, k, rem, o1, opt, h2);
+  note_tilt_room(*fr.c1, o1, report);
+  report.first_step = std::max(report.first_step, fr.c1->grid_step());
   // A kk-fold's two polygons as the laws of one second-stage term, composed
   // `times` times.
   auto polygons = [&](const composition& c, std::shared_ptr<const loss_law> lo, std::int64_t kk,
@@ -758,17 +781,18 @@ double stage_term(const compose_term& t, const std::vector<compose_term>& terms,
 // one is a single pass on the grid the k-fold's own one-grid composition
 // would start with, times step_scale; its accuracy budgets are shared among
 // all n terms (compose_options::outer_times). Nothing when no term stages
-// or one cannot be staged (then one grid as before). coarse_step: the
-// largest step of a first stage that had to be coarsened (0: none was).
+// or one cannot be staged (then one grid as before). report.coarse_step:
+// the largest step of a first stage that had to be coarsened (0: none
+// was); its tilted windows in the rest of the report.
 std::optional<std::vector<compose_term>> staged_terms(const std::vector<compose_term>& terms,
                                                       const compose_options& opt, double step_scale,
-                                                      double& coarse_step) {
+                                                      stage_report& report) {
   if (std::none_of(terms.begin(), terms.end(),
                    [&](const compose_term& t) { return stages(t, opt); })) {
     return std::nullopt;
   }
   const double h2 = second_stage_step(terms, opt);
-  coarse_step = 0.0;
+  report = stage_report{};
   std::vector<compose_term> out;
   for (const auto& t : terms) {
     if (!stages(t, opt)) {
@@ -776,7 +800,8 @@ std::optional<std::vector<compose_term>> staged_terms(const std::vector<compose_
       continue;
     }
     try {
-      coarse_step = std::max(coarse_step, stage_term(t, terms, opt, step_scale, h2, out));
+      report.coarse_step =
+          std::max(report.coarse_step, stage_term(t, terms, opt, step_scale, h2, out, report));
     } catch (const evaluation_error&) {
       return std::nullopt;  // not representable in stages: one grid as before
     }
@@ -1037,6 +1062,38 @@ std::optional<composition> one_grid_for_coarsened(const std::vector<compose_term
   }
 }
 
+// The first-stage step scales of compose_staged's passes. Each pass aims,
+// by the width's h^2 shrinking, at 0.64 of the tolerance, at most 4x finer
+// per pass. A first stage too fine for its tilted window to fit its cap
+// (2^20 points) loses the tilted masses beyond the plain window, and its
+// pass comes out far wider (a cliff, not a slope: P1's DP-SGD, 500,000
+// steps, delta at epsilon 3.4 went from 0.3% wide to 7.5% between first-
+// stage steps 1.9e-5 and 1.3e-5). So a pass goes no finer than the last
+// one's tilted windows allow (their size grows like 1/h); should one clip
+// still, it is followed by one halfway (in log step) back to the best
+// pass's scale, at most twice, and later passes stay above it.
+struct stage_scales {
+  double scale = 1.0, best = 1.0, clipped = 0.0;
+  int backoffs = 0;
+
+  // After a narrower pass of relative width `width`, whose first stages'
+  // tilted windows fit `room` times finer steps; false when they leave no
+  // room for a step 10% finer.
+  bool refine(double width, double tolerance, double room) {
+    best = scale;
+    scale *= std::clamp(0.8 * std::sqrt(tolerance / width), 0.25, 0.7);
+    scale = std::max(scale, 1.02 * best / room);
+    if (clipped > 0) scale = std::max(scale, std::sqrt(clipped * best));
+    return scale < 0.9 * best;
+  }
+  bool back_off_from_clip() {
+    if (++backoffs > 2) return false;
+    clipped = std::max(clipped, scale);
+    scale = std::sqrt(scale * best);
+    return true;
+  }
+};
+
 // Staged composition of long repetitions (staged_terms): the second stage
 // refines its own grid; when the bracket is still too wide, the first
 // stage's share is what remains, and it shrinks like its step^2. Nothing
@@ -1044,14 +1101,19 @@ std::optional<composition> one_grid_for_coarsened(const std::vector<compose_term
 std::optional<composition> compose_staged(const std::vector<compose_term>& terms,
                                           const compose_options& opt, double delta_hint) {
   std::optional<composition> best;
-  double best_w = kInf, scale = 1.0, coarse_step = 0.0;
+  double best_w = kInf, coarse_step = 0.0;
+  stage_scales scales;
   const bool unbounded = unbounded_losses(terms);  // (decided on the terms as given)
   for (int pass = 0; pass <= opt.max_refinements; ++pass) {
-    double pass_coarse_step = 0.0;
-    auto st = staged_terms(terms, opt, scale, pass_coarse_step);
+    stage_report report;
+    auto st = staged_terms(terms, opt, scales.scale, report);
     if (!st) break;
-    const bool coarse = pass_coarse_step > 0;
-    coarse_step = std::max(coarse_step, pass_coarse_step);
+    const bool coarse = report.coarse_step > 0;
+    coarse_step = std::max(coarse_step, report.coarse_step);
+    if (report.clipped && !coarse && best) {
+      if (!scales.back_off_from_clip()) break;
+      continue;  // (its second stage would only carry the loose polygons on)
+    }
     std::optional<composition> cs;
     try {
       // (a second stage beyond 2^22 points means staging does not pay:
@@ -1072,8 +1134,12 @@ std::optional<composition> compose_staged(const std::vector<compose_term>& terms
     const double w = answer_width(c, opt, delta_hint);
     const bool better = w < best_w;
     if (better) best = std::move(c), best_w = w;
-    if (w <= opt.tolerance || !better || coarse) break;
-    scale *= std::clamp(0.8 * std::sqrt(opt.tolerance / w), 0.1, 0.7);
+    if (w <= opt.tolerance || coarse || !better) break;
+    if (!scales.refine(w, opt.tolerance, report.room)) {
+      // (at its window's limit, a first stage is as good as coarsened)
+      coarse_step = std::max(coarse_step, report.first_step);
+      break;
+    }
   }
   if (best) {
     // (judged with the terms' floor, as the result will have it)
@@ -1531,6 +1597,14 @@ bool compose_access::escalate_precision(const compose_options& opt, double delta
   st.target = st.last_h;
   st.last_width = pass_width(r, opt, delta_hint);
   return true;
+}
+
+std::size_t compose_access::widest_tilted_window(const composition& c) {
+  const detail::composition_grids& g = c.grids();
+  std::size_t widest = 0;
+  for (const auto* t : {&g.pess_t, &g.opt_t, &g.inv_pess_t, &g.inv_opt_t})
+    if (*t) widest = std::max(widest, (*t)->size());
+  return widest;
 }
 
 bool compose_access::tilt_clipped(const composition& c) {
