@@ -43,6 +43,35 @@ TEST(MaxStatistic, MatchesTheHighPrecisionTestsFromBelow) {
   }
 }
 
+// Only m of the n steps can hold the record (q = 1: random allocation of
+// m uses out of n steps): tests/golden/max_statistic_shifted.csv, made by
+// gen_max_statistic_shifted.py beside it as the table above. The epsilon
+// form inverts the delta bound: at a delta just below the test's truth at
+// eps it reaches eps, and at one just above it stays below eps (certified).
+TEST(MaxStatistic, ShiftedSubsetsMatchTheHighPrecisionTestsFromBelow) {
+  const auto t = test::load_golden("max_statistic_shifted.csv");
+  ASSERT_GE(t.rows.size(), 8u);
+  for (const auto& row : t.rows) {
+    const max_statistic_pair p{test::to_double(row[t.column("s")]),
+                               test::to_double(row[t.column("q")]),
+                               static_cast<std::int64_t>(test::to_double(row[t.column("n")])),
+                               static_cast<std::int64_t>(test::to_double(row[t.column("m")]))};
+    const double eps = test::to_double(row[t.column("eps")]);
+    const double truth = test::to_double(row[t.column("delta")]);
+    const std::string ctx =
+        "s " + row[0] + " q " + row[1] + " n " + row[2] + " m " + row[3] + " eps " + row[4];
+    const double got = max_statistic_delta_lower(p, eps);
+    EXPECT_LE(got, truth * (1 + 1e-12)) << ctx;
+    EXPECT_GE(got, truth * (1 - 1e-7)) << ctx;
+    EXPECT_LE(max_statistic_epsilon_lower(p, truth * 1.001), eps) << ctx;
+    EXPECT_GE(max_statistic_epsilon_lower(p, truth * 0.999), eps * (1 - 1e-8)) << ctx;
+  }
+  EXPECT_THROW(max_statistic_delta_lower({1.0, 1.0, 10, 11}, 1.0), std::invalid_argument);
+  EXPECT_THROW(max_statistic_delta_lower({1.0, 1.0, 10, -1}, 1.0), std::invalid_argument);
+  EXPECT_THROW(max_statistic_epsilon_lower({1.0, 1.0, 10, 2}, 0.0), std::invalid_argument);
+  EXPECT_THROW(max_statistic_epsilon_lower({1.0, 1.0, 10, 2}, 1.0), std::invalid_argument);
+}
+
 // P7 of the perf scenarios: at the composition's true epsilon the floor
 // must stay below the asked delta (it is a lower bound on the true delta).
 TEST(MaxStatistic, StaysBelowTheCompositionsTrueDelta) {

@@ -683,7 +683,8 @@ void account_random_allocation(const dpsgd_config& c, dpsgd_report& r) {
                   "Chua et al. 2025's dominating pair"
             : "no amplification (the lattice cannot serve at this sigma): G_{sqrt(k) D/sigma}") +
       "; below, tests on the input whose outputs are the dominating pair (the sum of "
-      "the outputs, and of a function of their likelihood ratios on a lattice" +
+      "the outputs, the largest output, and a function of their likelihood ratios on a "
+      "lattice" +
       (k == 1 ? "; with one use, also the balls-in-bins epoch's own lower law" : "") + ")" +
       (ro ? "; replace-one: the zero-out pair at half the bound below, its group-2 power "
             "above"

@@ -28,9 +28,10 @@ logged log_phi(double x) {
   return {v, 3e-13 * std::fabs(v)};
 }
 
-// The laws of M (see the header) as logarithms with error bounds.
+// The laws of M (see the header) as logarithms with error bounds: n steps,
+// m of them shifted with chance q.
 struct max_laws {
-  double s, q, n;
+  double s, q, n, m;
 
   // log(1 - q (1 - r)), r = Phi((t - 1)/s) / Phi(t/s) in [0, 1]: the
   // per-step factor of Q's CDF over P's, without cancellation near 1 - q.
@@ -53,19 +54,26 @@ struct max_laws {
     const double v = n * b.v;
     return {v, n * b.err + 2 * kU * std::fabs(v)};
   }
+  // n log Phi(t/s) + m log f, f = 1 - q (1 - r)
   logged log_q_cdf(double t) const {
     const logged b = log_phi(t / s), f = log_factor(t);
-    const double v = n * (b.v + f.v);
-    return {v, n * (b.err + f.err + 2 * kU * (std::fabs(b.v) + std::fabs(f.v))) +
+    const double v = n * b.v + m * f.v;
+    return {v, n * (b.err + 2 * kU * std::fabs(b.v)) + m * (f.err + 2 * kU * std::fabs(f.v)) +
                    2 * kU * std::fabs(v)};
   }
-  // log(q_M / p_M) = (n - 1) log(1 - q (1 - r)) + log(1 - q + q e^{(2t -
-  // 1)/(2 s^2)}): both increase in t (log-concavity of Phi; the Gaussian
-  // ratio). (Only locates the best t: no error bound needed.)
+  // log(q_M / p_M) = (m - 1) log f + log((n - m)/n f + m/n (1 - q + q
+  // e^{(2t - 1)/(2 s^2)})), the derivative of F_Q = Phi^(n-m) (f Phi)^m
+  // over F_P's: f and the Gaussian ratio increase in t (log-concavity of
+  // Phi), so it does. (Only locates the best t: no error bound needed.)
   double loss(double t) const {
     const double z = (2.0 * t - 1.0) / (2.0 * s * s);
+    const double log_f = log_factor(t).v;
     const double shifted = z > 700.0 ? std::log(q) + z : std::log1p(q * std::expm1(z));
-    return (n - 1.0) * log_factor(t).v + shifted;
+    if (m == n) return (n - 1.0) * log_f + shifted;
+    // log(a e^log_f + b e^shifted), a = (n - m)/n, b = m/n, without overflow
+    const double x = std::log((n - m) / n) + log_f, y = std::log(m / n) + shifted;
+    const double top = std::max(x, y);
+    return (m - 1.0) * log_f + top + std::log1p(std::exp(std::min(x, y) - top));
   }
 };
 
@@ -107,28 +115,54 @@ double add_test(const max_laws& m, double t, double e_eps) {
   return exp_lower(m.log_p_cdf(t)) - e_eps * exp_upper(m.log_q_cdf(t));
 }
 
-}  // namespace
+void check_pair(const max_statistic_pair& pair, const char* fn) {
+  detail::require_finite_pos(pair.s, fn, "s");
+  detail::require(pair.q > 0 && pair.q <= 1, fn, "q", pair.q, "must be in (0, 1]");
+  detail::require(pair.n >= 1, fn, "n", static_cast<double>(pair.n), "must be an integer >= 1");
+  detail::require(pair.shifted >= 0 && pair.shifted <= pair.n, fn, "shifted",
+                  static_cast<double>(pair.shifted), "must be an integer in [0, n]");
+}
 
-double max_statistic_delta_lower(const max_statistic_pair& pair, double eps) {
-  detail::require_finite_pos(pair.s, "max_statistic_delta_lower", "s");
-  detail::require(pair.q > 0 && pair.q <= 1, "max_statistic_delta_lower", "q", pair.q,
-                  "must be in (0, 1]");
-  detail::require(pair.n >= 1, "max_statistic_delta_lower", "n", static_cast<double>(pair.n),
-                  "must be an integer >= 1");
+double delta_lower(const max_statistic_pair& pair, double eps) {
   if (!std::isfinite(eps)) return 0.0;
-  const max_laws m{pair.s, pair.q, static_cast<double>(pair.n)};
+  const double n = static_cast<double>(pair.n);
+  const max_laws m{pair.s, pair.q, n, pair.shifted > 0 ? static_cast<double>(pair.shifted) : n};
   // (e^eps rounded up: it multiplies what is subtracted)
   const double e_eps = std::nextafter(std::exp(eps), kInf) * (1.0 + 4e-16);
   double best = 0.0;
   const double t_remove = crossing(m, eps);
   if (std::isfinite(t_remove)) best = std::max(best, remove_test(m, t_remove, e_eps));
-  // The add order's ratio falls to (1 - q)^n as t -> -inf: no crossing
-  // (and no positive test) once eps >= -n log(1 - q).
-  if (pair.q == 1.0 || eps < -m.n * std::log1p(-pair.q)) {
+  // The add order's ratio falls to (1 - q)^m as t -> -inf: no crossing
+  // (and no positive test) once eps >= -m log(1 - q).
+  if (pair.q == 1.0 || eps < -m.m * std::log1p(-pair.q)) {
     const double t_add = crossing(m, -eps);
     if (std::isfinite(t_add)) best = std::max(best, add_test(m, t_add, e_eps));
   }
   return best;
+}
+
+}  // namespace
+
+double max_statistic_delta_lower(const max_statistic_pair& pair, double eps) {
+  check_pair(pair, "max_statistic_delta_lower");
+  return delta_lower(pair, eps);
+}
+
+// Bisection keeping an eps whose certified delta lower bound exceeds
+// delta: whatever the computed bound's monotonicity, the one returned has
+// been checked.
+double max_statistic_epsilon_lower(const max_statistic_pair& pair, double delta) {
+  check_pair(pair, "max_statistic_epsilon_lower");
+  detail::require(delta > 0 && delta < 1, "max_statistic_epsilon_lower", "delta", delta,
+                  "must be in (0, 1)");
+  if (!(delta_lower(pair, 0.0) > delta)) return 0.0;
+  double good = 0.0, bad = 1.0;
+  while (delta_lower(pair, bad) > delta && bad < 1e6) good = bad, bad *= 2.0;
+  for (int i = 0; i < 200 && bad - good > 1e-9 * bad; ++i) {
+    const double mid = 0.5 * (good + bad);
+    (delta_lower(pair, mid) > delta ? good : bad) = mid;
+  }
+  return good;
 }
 
 }  // namespace fdp

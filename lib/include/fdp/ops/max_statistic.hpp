@@ -28,10 +28,16 @@
 namespace fdp {
 
 /// The n-fold Poisson-subsampled Gaussian: noise s = sigma / sensitivity,
-/// rate q in (0, 1], n >= 1 steps.
+/// rate q in (0, 1], n >= 1 steps. With `shifted` = m in [1, n], only m of
+/// the n steps can hold the record, each with chance q: Q^n(M <= t) =
+/// Phi(t/s)^(n - m) ((1 - q) Phi(t/s) + q Phi((t - 1)/s))^m (the max does
+/// not care which m). q = 1 is then random allocation's pair: the record in
+/// a uniformly chosen m of the n steps (fdp/ops/random_allocation.hpp).
+/// 0 (the default) means m = n.
 struct max_statistic_pair {
   double s = 1.0, q = 1.0;
   std::int64_t n = 1;
+  std::int64_t shifted = 0;
 };
 
 /// A certified lower bound on delta(eps) of the n-fold composition (the
@@ -39,7 +45,14 @@ struct max_statistic_pair {
 /// probabilities are computed from log Phi (1e-13 relative) with a bound on
 /// each logarithm's error carried through (n-fold in n log Phi) and are
 /// rounded outward by it. 0 for a non-finite eps (no claim made). Throws
-/// std::invalid_argument for s <= 0, q outside (0, 1] or n < 1.
+/// std::invalid_argument for s <= 0, q outside (0, 1], n < 1 or shifted
+/// outside [0, n].
 double max_statistic_delta_lower(const max_statistic_pair& pair, double eps);
+
+/// The certified lower bound on epsilon(delta) that these tests give: the
+/// largest eps (to ~1e-9 relative, rounded down) whose delta lower bound
+/// still exceeds delta (the true delta(eps) > delta there, so the true
+/// epsilon(delta) exceeds eps). 0 when none does. delta in (0, 1).
+double max_statistic_epsilon_lower(const max_statistic_pair& pair, double delta);
 
 }  // namespace fdp

@@ -23,12 +23,11 @@ namespace fdp {
 /// steps with noise multiplier `sigma` in units of the record's bound (both
 /// orders of the pair; add-remove and zero-out neighbours). The largest of
 /// the tests' bounds: the sum of all outputs (N(0, t) against N(k/sigma, t),
-/// closed form), and for k = 1 the sum of the outputs' likelihood ratios Y
-/// on a lattice, for 1 < k < t the sum of log(1 + z Y), z = k/(t - k) (the
-/// lattice tests computed and certified from below; not where sigma is below
-/// ~0.7 or the lattice would be too large, as for balls_in_bins_laws). 0 where neither
-/// shows any leakage. Throws std::invalid_argument for sigma <= 0, steps
-/// outside [1, 1e8], uses outside [1, steps].
+/// closed form), the largest output (closed form), and for k = 1 the sum of the outputs' likelihood
+/// ratios Y on a lattice, for 1 < k < t the sum of log(1 + z Y), z = k/(t - k) (the lattice tests
+/// computed and certified from below; not where sigma is below ~0.7 or the lattice would be too
+/// large, as for balls_in_bins_laws). 0 where neither shows any leakage. Throws
+/// std::invalid_argument for sigma <= 0, steps outside [1, 1e8], uses outside [1, steps].
 std::vector<double> random_allocation_epsilon_lower(double sigma, std::int64_t steps,
                                                     std::int64_t uses,
                                                     const std::vector<double>& deltas);
