@@ -522,7 +522,7 @@ std::vector<compose_term> balls_in_bins_terms(const dpsgd_phase& p, std::size_t 
   const std::int64_t e_up = (p.steps + t_up - 1) / t_up + (phase > 0 ? 1 : 0);
   const std::int64_t e_lo = p.steps / t_lo;
   // (the upper side with a relaxed cap: account_balls_in_bins caps it by the
-  // bound without amplification, so a delta floor of 1e-10 per epoch costs
+  // bound without amplification, so a delta floor of up to 1e-7 per epoch costs
   // nothing where that one is better; the lower side's garbling is of no use
   // on so coarse a lattice: where the usual one does not serve, the maximum
   // of the epoch's outputs, epoch_lower_term's)
@@ -591,7 +591,7 @@ void account_balls_in_bins(const dpsgd_config& c, const std::vector<dpsgd_phase>
                 "each epoch accounted by its tightly dominating pair N(0, I_t) vs the "
                 "(1/t)-mixture of N(D e_i / sigma, I_t) (Chua et al. 2025): above, an exact "
                 "lattice pair that refines it (below sigma ~0.7 its lattice leaves out up to "
-                "1e-10 of the shifted step's tail per epoch, counted in delta); below, a "
+                "1e-7 of the shifted step's tail per epoch, counted in delta); below, a "
                 "garbling of it, a lattice pair or the maximum of the epoch's outputs: ") +
             (ro ? "replace-one: the zero-out pair at half the bound (the record replaced by "
                   "one with zero gradient) below, its group-2 power above (the replacement as "

@@ -163,11 +163,11 @@ law_cache& cache() {
 }
 
 // The lattice at the usual cap, or (relaxed) at the first of the caps
-// leaving out 1e-12, 1e-11, 1e-10 of the shifted step's tail that is fine
-// enough.
+// leaving out 1e-12, 1e-11, ..., 1e-7 of the shifted step's tail that is
+// fine enough (sigma 0.6: 1e-10; sigma 0.5: 1e-7).
 lattice_plan plan_for(double sigma, std::int64_t steps, bool relaxed) {
   lattice_plan p = detail::plan_lattice(1.0 / sigma, steps);
-  for (double tail = 1e-12; relaxed && p.coarse && tail <= 1.01e-10; tail *= 10)
+  for (double tail = 1e-12; relaxed && p.coarse && tail <= 1.01e-7; tail *= 10)
     p = detail::plan_lattice(1.0 / sigma, steps, tail);
   return p;
 }
