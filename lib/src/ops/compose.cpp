@@ -1062,37 +1062,20 @@ std::optional<composition> one_grid_for_coarsened(const std::vector<compose_term
   }
 }
 
-// The first-stage step scales of compose_staged's passes. Each pass aims,
+// The first-stage step scale of compose_staged's next pass. Each pass aims,
 // by the width's h^2 shrinking, at 0.64 of the tolerance, at most 4x finer
 // per pass. A first stage too fine for its tilted window to fit its cap
 // (2^20 points) loses the tilted masses beyond the plain window, and its
 // pass comes out far wider (a cliff, not a slope: P1's DP-SGD, 500,000
 // steps, delta at epsilon 3.4 went from 0.3% wide to 7.5% between first-
 // stage steps 1.9e-5 and 1.3e-5). So a pass goes no finer than the last
-// one's tilted windows allow (their size grows like 1/h); should one clip
-// still, it is followed by one halfway (in log step) back to the best
-// pass's scale, at most twice, and later passes stay above it.
-struct stage_scales {
-  double scale = 1.0, best = 1.0, clipped = 0.0;
-  int backoffs = 0;
-
-  // After a narrower pass of relative width `width`, whose first stages'
-  // tilted windows fit `room` times finer steps; false when they leave no
-  // room for a step 10% finer.
-  bool refine(double width, double tolerance, double room) {
-    best = scale;
-    scale *= std::clamp(0.8 * std::sqrt(tolerance / width), 0.25, 0.7);
-    scale = std::max(scale, 1.02 * best / room);
-    if (clipped > 0) scale = std::max(scale, std::sqrt(clipped * best));
-    return scale < 0.9 * best;
-  }
-  bool back_off_from_clip() {
-    if (++backoffs > 2) return false;
-    clipped = std::max(clipped, scale);
-    scale = std::sqrt(scale * best);
-    return true;
-  }
-};
+// one's tilted windows allow (their size grows like 1/h). Returns 0 when
+// they leave no room for a step 10% finer.
+double next_stage_scale(double scale, double width, double tolerance, double room) {
+  double next = scale * std::clamp(0.8 * std::sqrt(tolerance / width), 0.1, 0.7);
+  next = std::max(next, 1.02 * scale / room);
+  return next < 0.9 * scale ? next : 0.0;
+}
 
 // Staged composition of long repetitions (staged_terms): the second stage
 // refines its own grid; when the bracket is still too wide, the first
@@ -1101,19 +1084,18 @@ struct stage_scales {
 std::optional<composition> compose_staged(const std::vector<compose_term>& terms,
                                           const compose_options& opt, double delta_hint) {
   std::optional<composition> best;
-  double best_w = kInf, coarse_step = 0.0;
-  stage_scales scales;
+  double best_w = kInf, scale = 1.0, coarse_step = 0.0;
+  bool best_clipped = false;
   const bool unbounded = unbounded_losses(terms);  // (decided on the terms as given)
   for (int pass = 0; pass <= opt.max_refinements; ++pass) {
     stage_report report;
-    auto st = staged_terms(terms, opt, scales.scale, report);
+    auto st = staged_terms(terms, opt, scale, report);
     if (!st) break;
     const bool coarse = report.coarse_step > 0;
     coarse_step = std::max(coarse_step, report.coarse_step);
-    if (report.clipped && !coarse && best) {
-      if (!scales.back_off_from_clip()) break;
-      continue;  // (its second stage would only carry the loose polygons on)
-    }
+    // (a finer pass whose first stage clipped what the last one's did not:
+    // its second stage would only carry the loose polygons on)
+    if (report.clipped && !coarse && best && !best_clipped) break;
     std::optional<composition> cs;
     try {
       // (a second stage beyond 2^22 points means staging does not pay:
@@ -1133,11 +1115,13 @@ std::optional<composition> compose_staged(const std::vector<compose_term>& terms
     detail::compose_access::mark_unbounded(c, unbounded);
     const double w = answer_width(c, opt, delta_hint);
     const bool better = w < best_w;
-    if (better) best = std::move(c), best_w = w;
+    if (better) best = std::move(c), best_w = w, best_clipped = report.clipped;
     if (w <= opt.tolerance || coarse || !better) break;
-    if (!scales.refine(w, opt.tolerance, report.room)) {
-      // (at its window's limit, a first stage is as good as coarsened)
-      coarse_step = std::max(coarse_step, report.first_step);
+    // (a first stage clipped already says nothing of the room left: finer
+    // passes coarsen it to fit, as before)
+    scale = next_stage_scale(scale, w, opt.tolerance, report.clipped ? kInf : report.room);
+    if (scale == 0.0) {
+      coarse_step = std::max(coarse_step, report.first_step);  // (as good as coarsened)
       break;
     }
   }
