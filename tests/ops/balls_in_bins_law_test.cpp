@@ -229,7 +229,7 @@ namespace {
 // Monte Carlo of the dominating pair itself, 5 standard errors.
 void expect_relaxed_law_above_the_pair(double sigma, int t, double closeness) {
   EXPECT_TRUE(balls_in_bins_laws(sigma, t, true, false).upper == nullptr);
-  const law_bracket b = balls_in_bins_laws(sigma, t, true, false, 1.0, true);
+  const law_bracket b = balls_in_bins_laws(sigma, t, true, false, 1.0, 1e-7);
   ASSERT_TRUE(b.upper != nullptr);
   compose_term term;
   term.law = b.upper;

@@ -502,6 +502,24 @@ void account_one_step_per_epoch(const dpsgd_config& c, const std::vector<dpsgd_p
       std::string("no CLT estimate for ") + (bins ? "balls-in-bins" : "shuffled") + " batches";
 }
 
+// The shifted step's tail each epoch's relaxed upper lattice may leave out
+// (balls_in_bins_laws' relaxed_cap_tail; a delta floor of that much per
+// epoch): a quarter of the largest asked delta over the run's epochs, at most
+// 1e-7. Below that a floor would spend the delta asked, and building the
+// lattice for nothing took 25 s (sigma 0.55, q 0.002, delta 1e-9).
+double relaxed_tail_budget(const dpsgd_config& c, double epochs) {
+  double most = c.delta;
+  for (double d : c.more_deltas) most = std::max(most, d);
+  return std::min(1e-7, 0.25 * most / std::max(1.0, epochs));
+}
+
+// The epochs of all phases (about: q x steps each, and one more).
+double dpsgd_epochs(const std::vector<dpsgd_phase>& ps) {
+  double e = 0.0;
+  for (const auto& p : ps) e += std::ceil(p.q * static_cast<double>(p.steps)) + 1.0;
+  return e;
+}
+
 // One phase of balls-in-bins batches as composition terms. Its epochs have
 // known_t steps when the loader's count is known, else floor(1/q) or
 // ceil(1/q) (a loader's choice between them): fewer steps amplify less, so
@@ -514,7 +532,7 @@ void account_one_step_per_epoch(const dpsgd_config& c, const std::vector<dpsgd_p
 // record's own bound; account_balls_in_bins). Empty when a lattice is too
 // large.
 std::vector<compose_term> balls_in_bins_terms(const dpsgd_phase& p, std::size_t phase, double shift,
-                                              std::int64_t known_t) {
+                                              std::int64_t known_t, double relaxed_tail) {
   std::int64_t t_up =
       std::max<std::int64_t>(1, static_cast<std::int64_t>(std::floor(1.0 / p.q * (1 + 1e-12))));
   std::int64_t t_lo = static_cast<std::int64_t>(std::ceil(1.0 / p.q * (1 - 1e-12)));
@@ -522,11 +540,11 @@ std::vector<compose_term> balls_in_bins_terms(const dpsgd_phase& p, std::size_t 
   const std::int64_t e_up = (p.steps + t_up - 1) / t_up + (phase > 0 ? 1 : 0);
   const std::int64_t e_lo = p.steps / t_lo;
   // (the upper side with a relaxed cap: account_balls_in_bins caps it by the
-  // bound without amplification, so a delta floor of up to 1e-7 per epoch costs
-  // nothing where that one is better; the lower side's garbling is of no use
-  // on so coarse a lattice: where the usual one does not serve, the maximum
-  // of the epoch's outputs, epoch_lower_term's)
-  const law_bracket up = balls_in_bins_laws(p.sigma / shift, t_up, true, false, 1.0, true);
+  // bound without amplification, so a delta floor per epoch
+  // (relaxed_tail_budget) costs nothing where that one is better; the lower
+  // side's garbling is of no use on so coarse a lattice: where the usual one
+  // does not serve, the maximum of the epoch's outputs, epoch_lower_term's)
+  const law_bracket up = balls_in_bins_laws(p.sigma / shift, t_up, true, false, 1.0, relaxed_tail);
   const compose_term below =
       epoch_lower_term(p.sigma / shift, t_lo, static_cast<double>(t_lo), 1.0);
   const std::shared_ptr<const loss_law> lo = below.law;
@@ -566,7 +584,8 @@ void account_balls_in_bins(const dpsgd_config& c, const std::vector<dpsgd_phase>
   const double shift = ro ? 0.5 * r.sensitivity : r.sensitivity;
   std::vector<compose_term> terms;
   for (std::size_t i = 0; i < ps.size(); ++i) {
-    const auto more = balls_in_bins_terms(ps[i], i, shift, c.steps_per_epoch);
+    const auto more = balls_in_bins_terms(ps[i], i, shift, c.steps_per_epoch,
+                                          relaxed_tail_budget(c, dpsgd_epochs(ps)));
     if (more.empty()) return account_one_step_per_epoch(c, ps, r);
     terms.insert(terms.end(), more.begin(), more.end());
   }
@@ -624,7 +643,8 @@ std::optional<composition> allocation_upper(const dpsgd_config& c, double sigma,
   for (const auto& [size, count] : {std::pair{m, k - longer}, std::pair{m + 1, longer}}) {
     if (count == 0) continue;
     // (relaxed cap: the bound without amplification caps the upper end)
-    const law_bracket bins = balls_in_bins_laws(sigma, size, true, false, 1.0, true);
+    const law_bracket bins = balls_in_bins_laws(sigma, size, true, false, 1.0,
+                                                relaxed_tail_budget(c, static_cast<double>(k)));
     if (!bins.upper) return std::nullopt;
     compose_term t;
     t.law = bins.upper;

@@ -131,7 +131,7 @@ std::shared_ptr<const loss_law> lattice_sum_law(const lattice_plan& p, const win
 class law_cache {
  public:
   std::optional<law_bracket> find(double sigma, std::int64_t steps, bool upper, bool lower,
-                                  bool relaxed) {
+                                  double relaxed) {
     std::lock_guard<std::mutex> lk(m_);
     for (const auto& e : entries_)
       if (e.sigma == sigma && e.steps == steps && e.upper == upper && e.lower == lower &&
@@ -139,7 +139,7 @@ class law_cache {
         return e.laws;
     return std::nullopt;
   }
-  void add(double sigma, std::int64_t steps, bool upper, bool lower, bool relaxed,
+  void add(double sigma, std::int64_t steps, bool upper, bool lower, double relaxed,
            const law_bracket& laws) {
     std::lock_guard<std::mutex> lk(m_);
     if (entries_.size() >= 8) entries_.erase(entries_.begin());
@@ -150,7 +150,8 @@ class law_cache {
   struct entry {
     double sigma;
     std::int64_t steps;
-    bool upper, lower, relaxed;
+    bool upper, lower;
+    double relaxed;
     law_bracket laws;
   };
   std::mutex m_;
@@ -162,17 +163,18 @@ law_cache& cache() {
   return c;
 }
 
-// The lattice at the usual cap, or (relaxed) at the first of the caps
-// leaving out 1e-12, 1e-11, ..., 1e-7 of the shifted step's tail that is
-// fine enough (sigma 0.6: 1e-10; sigma 0.5: 1e-7).
-lattice_plan plan_for(double sigma, std::int64_t steps, bool relaxed) {
+// The lattice at the usual cap, or at the first of the caps leaving out
+// 1e-12, 1e-11, ..., up to max_tail (at most 1e-7) of the shifted step's
+// tail that is fine enough (sigma 0.6: 1e-10; sigma 0.5: 1e-7).
+lattice_plan plan_for(double sigma, std::int64_t steps, double max_tail) {
   lattice_plan p = detail::plan_lattice(1.0 / sigma, steps);
-  for (double tail = 1e-12; relaxed && p.coarse && tail <= 1.01e-7; tail *= 10)
+  const double most = 1.01 * std::min(max_tail, 1e-7);
+  for (double tail = 1e-12; p.coarse && tail <= most; tail *= 10)
     p = detail::plan_lattice(1.0 / sigma, steps, tail);
   return p;
 }
 
-law_bracket build_laws(double sigma, std::int64_t steps, bool upper, bool lower, bool relaxed) {
+law_bracket build_laws(double sigma, std::int64_t steps, bool upper, bool lower, double relaxed) {
   if (steps == 1) {  // one step: the Gaussian pair itself
     std::shared_ptr<const loss_law> g(make_law(gaussian{1.0 / sigma}).release());
     return {upper ? g : nullptr, lower ? g : nullptr};
@@ -211,15 +213,15 @@ std::shared_ptr<const loss_law> diluted(const std::shared_ptr<const loss_law>& l
 }  // namespace
 
 law_bracket balls_in_bins_laws(double sigma, std::int64_t steps, bool upper, bool lower, double rho,
-                               bool relaxed_cap) {
+                               double relaxed_cap_tail) {
   detail::require_finite_pos(sigma, "balls_in_bins_laws", "sigma");
   detail::require(steps >= 1 && steps <= 100000000, "balls_in_bins_laws", "steps",
                   static_cast<double>(steps), "must be an integer in [1, 1e8]");
   detail::require(rho > 0 && rho <= 1, "balls_in_bins_laws", "rho", rho, "must be in (0, 1]");
-  std::optional<law_bracket> r = cache().find(sigma, steps, upper, lower, relaxed_cap);
+  std::optional<law_bracket> r = cache().find(sigma, steps, upper, lower, relaxed_cap_tail);
   if (!r) {
-    r = build_laws(sigma, steps, upper, lower, relaxed_cap);
-    cache().add(sigma, steps, upper, lower, relaxed_cap, *r);
+    r = build_laws(sigma, steps, upper, lower, relaxed_cap_tail);
+    cache().add(sigma, steps, upper, lower, relaxed_cap_tail, *r);
   }
   return {diluted(r->upper, rho), diluted(r->lower, rho)};
 }

@@ -135,18 +135,18 @@ struct law_bracket {
 /// the epoch's sum would pass 2^22 points; the upper one null also when it
 /// would put more than 1e-10 of P at loss -inf (few steps, small sigma).
 /// Callers fall back to looser valid laws. t = 1: the Gaussian pair.
-/// `relaxed_cap`: where the lattice would be too coarse at the usual cap
-/// (the shifted step's tail beyond it 1e-13), it may leave out 1e-12,
-/// 1e-11, ... up to 1e-7, the first that fits (sigma ~0.5-0.7): that tail
-/// goes to loss +inf on the upper side (a delta floor of that much per
-/// epoch) and is removed on the lower side; for callers that also cap the
-/// upper end by another bound.
+/// `relaxed_cap_tail` > 0: where the lattice would be too coarse at the
+/// usual cap (the shifted step's tail beyond it 1e-13), it may leave out
+/// 1e-12, 1e-11, ... up to that much (at most 1e-7), the first that fits
+/// (sigma ~0.5-0.7): that tail goes to loss +inf on the upper side (a
+/// delta floor of that much per epoch) and is removed on the lower side;
+/// for callers that also cap the upper end by another bound.
 /// `upper` / `lower` false: that side is not built (left null). rho < 1:
 /// the record is in the epoch's steps only with probability rho (else in
 /// none of them): the pair (P, (1 - rho) P + rho Q), e.g. the full batches
 /// of a shuffled epoch whose last batch is partial.
 law_bracket balls_in_bins_laws(double sigma, std::int64_t steps, bool upper = true,
-                               bool lower = true, double rho = 1.0, bool relaxed_cap = false);
+                               bool lower = true, double rho = 1.0, double relaxed_cap_tail = 0.0);
 
 /// One branch of a revealed mixture: a law and its probability.
 struct weighted_law {
