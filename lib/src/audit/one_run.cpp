@@ -11,6 +11,7 @@
 
 #include "fdp/audit/one_run_fdp.hpp"
 #include "fdp/core/error.hpp"
+#include "fdp/core/largest_holding.hpp"
 
 namespace fdp::audit {
 namespace {
@@ -70,18 +71,9 @@ double one_run_epsilon_lower(std::int64_t m, std::int64_t r, std::int64_t v, dou
                   "must be in (0, 1)");
   const double g = 1.0 - confidence;
   auto rejected = [&](double eps) { return one_run_p_value(m, r, v, eps, delta) <= g; };
-  if (!rejected(0.0)) return 0.0;
-  double lo = 0.0, hi = 1.0;
-  while (rejected(hi)) {  // the p-value tends to >= P[B >= v] -> 1 as eps grows (v <= r)
-    lo = hi;
-    hi *= 2;
-    if (hi > 1e4) return lo;
-  }
-  for (int it = 0; it < 200 && hi - lo > 1e-9 * hi; ++it) {
-    const double mid = 0.5 * (lo + hi);
-    (rejected(mid) ? lo : hi) = mid;
-  }
-  return lo;  // rejected: bisection keeps lo rejected
+  // (the p-value tends to >= P[B >= v] -> 1 as eps grows (v <= r); the
+  // eps returned is one checked rejected)
+  return largest_holding(rejected, 1e4);
 }
 
 namespace {

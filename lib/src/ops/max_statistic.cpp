@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "fdp/core/error.hpp"
+#include "fdp/core/largest_holding.hpp"
 #include "fdp/core/normal.hpp"
 
 namespace fdp {
@@ -148,21 +149,13 @@ double max_statistic_delta_lower(const max_statistic_pair& pair, double eps) {
   return delta_lower(pair, eps);
 }
 
-// Bisection keeping an eps whose certified delta lower bound exceeds
-// delta: whatever the computed bound's monotonicity, the one returned has
-// been checked.
+// The largest eps whose certified delta lower bound exceeds delta, checked
+// (largest_holding); beyond eps ~709 the bound is 0, far below the cap.
 double max_statistic_epsilon_lower(const max_statistic_pair& pair, double delta) {
   check_pair(pair, "max_statistic_epsilon_lower");
   detail::require(delta > 0 && delta < 1, "max_statistic_epsilon_lower", "delta", delta,
                   "must be in (0, 1)");
-  if (!(delta_lower(pair, 0.0) > delta)) return 0.0;
-  double good = 0.0, bad = 1.0;
-  while (delta_lower(pair, bad) > delta && bad < 1e6) good = bad, bad *= 2.0;
-  for (int i = 0; i < 200 && bad - good > 1e-9 * bad; ++i) {
-    const double mid = 0.5 * (good + bad);
-    (delta_lower(pair, mid) > delta ? good : bad) = mid;
-  }
-  return good;
+  return largest_holding([&](double eps) { return delta_lower(pair, eps) > delta; }, 1e6);
 }
 
 }  // namespace fdp
