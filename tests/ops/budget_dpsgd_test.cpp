@@ -394,10 +394,12 @@ TEST(Dpsgd, BallsInBinsMnistLikeBracketIsTight) {
   const dpsgd_report r = account_dpsgd(c);
   EXPECT_LT(r.epsilon.upper, 1.01 * r.epsilon.lower) << r.epsilon.lower << " " << r.epsilon.upper;
   EXPECT_LT(r.epsilon.upper, r.poisson_epsilons[0].lower);
-  // replace-one: the same pair at half the bound times two below
+  // replace-one: below, the u against -u input's tests (4.216; the zero-out
+  // input, u against 0, gives the add-remove bracket's 2.333)
   c.neighbours = neighbour_relation::replace_one;
   const dpsgd_report ro = account_dpsgd(c);
-  EXPECT_NEAR(ro.epsilon.lower, r.epsilon.lower, 1e-4 * r.epsilon.lower);
+  EXPECT_GT(ro.epsilon.lower, 1.7 * r.epsilon.lower);
+  EXPECT_LT(ro.epsilon.lower, ro.epsilon.upper);
   // and above, the group-2 power of that composition: between the one-record
   // bound and twice it, far below no amplification's 160
   EXPECT_GT(ro.epsilon.upper, r.epsilon.upper);

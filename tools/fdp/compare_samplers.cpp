@@ -99,12 +99,12 @@ std::string what_it_is(const sampler_row& r, neighbour_relation n) {
     return "certified bracket: the true epsilon is inside (epochs of floor(1/q) steps above, "
            "ceil(1/q) below)";
   if (r.sampling == sampling_scheme::balls_in_bins && r.report->upper_certified)
-    return "certified bracket: the zero-out pair of half the bound below, its group-2 power "
-           "above (can be wide)";
+    return "certified bracket: tests on the input u against -u below, the zero-out pair's "
+           "group-2 power above (can be wide)";
   if (r.sampling == sampling_scheme::random_allocation)
     return n == neighbour_relation::replace_one
-               ? "certified bracket: the zero-out pair of half the bound below, its group-2 "
-                 "power above (can be wide)"
+               ? "certified bracket: tests on the input u against -u below, the zero-out "
+                 "pair's group-2 power above (can be wide)"
                : "certified bracket: the true epsilon is inside (k balls-in-bins epochs of "
                  "about T/k steps above, tests on the dominating pair below; wide when T/k is "
                  "small)";

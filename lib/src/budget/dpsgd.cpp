@@ -567,6 +567,24 @@ std::vector<compose_term> balls_in_bins_terms(const dpsgd_phase& p, std::size_t 
   return terms;
 }
 
+// Replace-one, one phase: the tests of antipodal_allocation_epsilon_lower
+// on the run's whole epochs (the lower side's epoch length, as
+// balls_in_bins_terms': more steps per epoch amplify more); zeros for
+// several phases or no whole epoch.
+std::vector<double> antipodal_epochs_lower(const dpsgd_config& c,
+                                           const std::vector<dpsgd_phase>& ps, double shift,
+                                           const std::vector<double>& deltas) {
+  std::vector<double> none(deltas.size(), 0.0);
+  if (ps.size() != 1) return none;
+  const dpsgd_phase& p = ps[0];
+  std::int64_t t_lo = static_cast<std::int64_t>(std::ceil(1.0 / p.q * (1 - 1e-12)));
+  const auto t_up = static_cast<std::int64_t>(std::floor(1.0 / p.q * (1 + 1e-12)));
+  if (c.steps_per_epoch >= t_up && c.steps_per_epoch <= t_lo) t_lo = c.steps_per_epoch;
+  const std::int64_t epochs = p.steps / t_lo;
+  if (epochs == 0) return none;
+  return antipodal_allocation_epsilon_lower(p.sigma / shift, epochs * t_lo, epochs, deltas);
+}
+
 // Balls-in-bins batches (each record in one uniformly chosen step per
 // epoch): both ends certified under add-remove and zero-out from the epoch's
 // tightly dominating pair (balls_in_bins_laws). Under replace-one (x replaced
@@ -575,7 +593,9 @@ std::vector<compose_term> balls_in_bins_terms(const dpsgd_phase& p, std::size_t 
 // M(x0)) and T(M(x0), M(x')) are both at least the composed zero-out curve
 // f (symmetrized), so T(M(x), M(x')) >= f(1 - f(a)), group privacy with k = 2
 // (Dong, Roth & Su, Thm 2.14's step): the upper end; x' = x0 itself is a
-// replace-one neighbour: the lower end. The bound without amplification also
+// replace-one neighbour: a lower end, and so is the input whose record's
+// gradient is u against -u (antipodal_epochs_lower's tests, the sharper
+// where it serves). The bound without amplification also
 // caps the upper end (both are valid). Falls back to the shuffle route (the
 // max statistic, no amplification above) when a lattice is too large.
 void account_balls_in_bins(const dpsgd_config& c, const std::vector<dpsgd_phase>& ps,
@@ -594,12 +614,18 @@ void account_balls_in_bins(const dpsgd_config& c, const std::vector<dpsgd_phase>
       ro ? std::optional<tradeoff_bracket>(group(comp, 2)) : std::nullopt;
   const double mu_up = no_amplification_mu(c, ps, r.sensitivity);
   const composition cap = compose({parse_spec("gdp:mu=" + fmt_exact(mu_up))}, options_of(c));
-  auto at = [&](double d) {
+  std::vector<double> deltas{c.delta};
+  deltas.insert(deltas.end(), c.more_deltas.begin(), c.more_deltas.end());
+  const std::vector<double> antipodal =
+      ro ? antipodal_epochs_lower(c, ps, shift, deltas) : std::vector<double>(deltas.size(), 0.0);
+  auto at = [&](std::size_t i) {
+    const double d = deltas[i];
     const double up = pair_of_groups ? pair_of_groups->epsilon(d).upper : comp.epsilon(d).upper;
-    return interval{comp.epsilon(d).lower, std::min(cap.epsilon(d).upper, up)};
+    const double top = std::min(cap.epsilon(d).upper, up);
+    return interval{std::min(top, std::max(comp.epsilon(d).lower, antipodal[i])), top};
   };
-  r.epsilon = at(c.delta);
-  for (double d : c.more_deltas) r.more_epsilons.push_back(at(d));
+  r.epsilon = at(0);
+  for (std::size_t i = 1; i < deltas.size(); ++i) r.more_epsilons.push_back(at(i));
   r.upper_certified = true;
   r.poisson_epsilons = poisson_contrast(c);
   std::string epochs;
@@ -612,9 +638,11 @@ void account_balls_in_bins(const dpsgd_config& c, const std::vector<dpsgd_phase>
                 "lattice pair that refines it (below sigma ~0.7 its lattice leaves out up to "
                 "1e-7 of the shifted step's tail per epoch, counted in delta); below, a "
                 "garbling of it, a lattice pair or the maximum of the epoch's outputs: ") +
-            (ro ? "replace-one: the zero-out pair at half the bound (the record replaced by "
-                  "one with zero gradient) below, its group-2 power above (the replacement as "
-                  "two zero-out steps); "
+            (ro ? "replace-one: below, the larger of the zero-out pair at half the bound "
+                  "(the record replaced by one with zero gradient) and tests on the input "
+                  "whose record's gradient is u against -u (the sums of the outputs and of "
+                  "sinh(mu x) over the whole epochs), above, the zero-out pair's group-2 power "
+                  "(the replacement as two zero-out steps); "
                 : "") +
             epochs;
   r.clt_mu = std::numeric_limits<double>::quiet_NaN();
@@ -633,7 +661,8 @@ void account_balls_in_bins(const dpsgd_config& c, const std::vector<dpsgd_phase>
 // epochs (balls_in_bins_terms' laws, refinement side). Below: tests on the
 // input whose outputs are the dominating pair itself
 // (random_allocation_epsilon_lower). Replace-one as for balls-in-bins: the
-// zero-out pair of half the bound below, its group-2 power above; the bound
+// zero-out pair of half the bound and the u against -u input's tests
+// (antipodal_allocation_epsilon_lower) below, its group-2 power above; the bound
 // crediting no amplification (the record in k steps, G_{sqrt(k) D/sigma})
 // caps the upper end.
 std::optional<composition> allocation_upper(const dpsgd_config& c, double sigma, std::int64_t k,
@@ -684,6 +713,11 @@ void account_random_allocation(const dpsgd_config& c, dpsgd_report& r) {
     const std::vector<double> epoch = one_epoch_lower(c, c.sigma / shift, deltas);
     for (std::size_t i = 0; i < deltas.size(); ++i) lower[i] = std::max(lower[i], epoch[i]);
   }
+  if (ro) {
+    const std::vector<double> antipodal =
+        antipodal_allocation_epsilon_lower(c.sigma / shift, c.steps, k, deltas);
+    for (std::size_t i = 0; i < deltas.size(); ++i) lower[i] = std::max(lower[i], antipodal[i]);
+  }
   auto at = [&](std::size_t i) {
     double up = cap.epsilon(deltas[i]).upper;
     if (comp)
@@ -706,8 +740,9 @@ void account_random_allocation(const dpsgd_config& c, dpsgd_report& r) {
       "the outputs, the largest output, and a function of their likelihood ratios on a "
       "lattice" +
       (k == 1 ? "; with one use, also the balls-in-bins epoch's own lower law" : "") + ")" +
-      (ro ? "; replace-one: the zero-out pair at half the bound below, its group-2 power "
-            "above"
+      (ro ? "; replace-one: below, the larger of the zero-out pair at half the bound and "
+            "tests on the input whose record's gradient is u against -u (the sums of the "
+            "outputs and of sinh(mu x)), above, the zero-out pair's group-2 power"
           : "");
   r.clt_mu = std::numeric_limits<double>::quiet_NaN();
   r.clt_formula = "no CLT estimate for random-allocation batches";

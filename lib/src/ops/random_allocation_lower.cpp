@@ -59,11 +59,15 @@
 #include "fdp/ops/max_statistic.hpp"
 #include "ops/lognormal_lattice.hpp"
 #include "ops/positive_convolution.hpp"
+#include "ops/threshold_tests.hpp"
 
 namespace fdp {
 namespace {
 
 using detail::lattice_plan;
+using detail::lattice_test_bound;
+using detail::tails;
+using detail::tails_of;
 using detail::window_seq;
 
 // (a statistic's law wider than kMaxSumPoints is not built: its test is
@@ -204,40 +208,6 @@ std::pair<window_seq, window_seq> sum_laws(const step_law& l, std::int64_t t, st
   return {on_window(lp, lo, hi), on_window(lq, lo, hi)};
 }
 
-// Tail sums of a computed sum law on its window: below[j] = mass of indices
-// < j, from the left; above[j] = mass of indices >= j, from the right (each
-// accumulated from its small end), every one at most the exact one. An
-// UPPER bound on a tail is (computed tail + deficit) x scale + beyond:
-//  * deficit: what the computed law lacks of the exact law of the stored
-//    (lowered) step masses, whose total is known: the product of the steps'
-//    totals (FFT deficits and windows), plus the summation's rounding;
-//  * scale: the true step masses exceed the stored ones by a relative margin
-//    M at most, so the true law of the sum is at most (1 - M)^-t times it;
-//  * beyond: the chance that some step's Y passed the cap (left out).
-struct tails {
-  std::vector<long double> below, above;
-  long double deficit = 0, scale = 1, beyond = 0;
-  long double upper(long double tail) const { return (tail + deficit) * scale + beyond; }
-};
-
-tails tails_of(const window_seq& s, long double exact_total, std::int64_t t, double margin,
-               double beyond) {
-  const std::size_t n = s.v.size();
-  tails r;
-  r.below.assign(n + 1, 0.0L);
-  r.above.assign(n + 1, 0.0L);
-  for (std::size_t j = 0; j < n; ++j) r.below[j + 1] = r.below[j] + s.v[j];
-  for (std::size_t j = n; j-- > 0;) r.above[j] = r.above[j + 1] + s.v[j];
-  // (n long-double additions of terms summing to <= 1: error < n 2^-64)
-  const long double rounding = static_cast<long double>(n + 1) * 0x1p-63L;
-  r.deficit =
-      std::max(0.0L, exact_total * (1 + 0x1p-50L) - std::min(r.below[n], r.above[0])) + rounding;
-  r.scale = std::exp(-static_cast<long double>(t) * std::log1p(-static_cast<long double>(margin))) *
-            (1 + 0x1p-50L);
-  r.beyond = beyond;
-  return r;
-}
-
 // The tails of the sum's laws under P (t plain steps) and Q (k of them
 // shifted), with what bounds them from above: the exact totals of the
 // stored step masses' convolutions, and the chance that a step's Y passed
@@ -259,21 +229,6 @@ std::pair<tails, tails> tails_of_sums(const lattice_plan& p, const step_law& l,
   return {tails_of(lp, total_p, t, l.margin, static_cast<double>(t) * beyond_p),
           tails_of(lq, total_q, t, l.margin,
                    static_cast<double>(plain) * beyond_p + static_cast<double>(moved) * beyond_q)};
-}
-
-// The best eps over all thresholds of S, both orders, at one delta.
-double lattice_test_bound(const tails& p, const tails& q, double delta) {
-  const long double d = delta, up = 1.0L + 0x1p-40L, down = 1.0L - 0x1p-40L;
-  long double best = 0.0L;
-  for (std::size_t j = 0; j < p.below.size(); ++j) {
-    // A = {S >= j}: Q(A) from below, P(A) from above
-    const long double qa = q.above[j] * down, pa = p.upper(p.above[j]) * up;
-    if (qa > d) best = std::max(best, std::log((qa - d) / pa));
-    // A = {S < j}: P(A) from below, Q(A) from above
-    const long double pb = p.below[j] * down, qb = q.upper(q.below[j]) * up;
-    if (pb > d) best = std::max(best, std::log((pb - d) / qb));
-  }
-  return static_cast<double>(best);
 }
 
 }  // namespace

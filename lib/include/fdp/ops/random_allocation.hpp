@@ -32,4 +32,18 @@ std::vector<double> random_allocation_epsilon_lower(double sigma, std::int64_t s
                                                     std::int64_t uses,
                                                     const std::vector<double>& deltas);
 
+/// The same under REPLACE-ONE neighbours (lib/src/ops/
+/// antipodal_allocation_lower.cpp): tests on the input where the record's
+/// gradient is u in one dataset and -u in the other, |u| = D/2 (`sigma` in
+/// units of D/2), so that the outputs are E_S N(+mu 1_S, I_t) against
+/// E_S N(-mu 1_S, I_t), mu = 1/sigma. The largest of two tests' bounds:
+/// the sum of the outputs (closed form) and the sum of sinh(mu x_i) on a
+/// lattice (certified from below; skipped when too large). Valid for
+/// balls-in-bins too, with `steps` the whole epochs' steps and `uses` their
+/// count: the statistics' laws depend only on how many steps are shifted.
+/// Throws std::invalid_argument as random_allocation_epsilon_lower.
+std::vector<double> antipodal_allocation_epsilon_lower(double sigma, std::int64_t steps,
+                                                       std::int64_t uses,
+                                                       const std::vector<double>& deltas);
+
 }  // namespace fdp
