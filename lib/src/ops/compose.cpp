@@ -720,13 +720,15 @@ struct stage_report {
 
 // Notes how far the first stage c (composed with options o1) could refine
 // before its tilted windows stop fitting the cap: they grow like 1/h, and
-// compose_grid's window_for takes one only up to cap / 1.5 points.
+// compose_grid's window_for takes one only up to window_points_within(cap)
+// points.
 void note_tilt_room(const composition& c, const compose_options& o1, stage_report& report) {
   if (detail::compose_access::tilt_clipped(c)) report.clipped = true;
   const std::size_t widest = detail::compose_access::widest_tilted_window(c);
   if (o1.max_grid == 0 || widest == 0) return;
-  report.room = std::min(
-      report.room, (static_cast<double>(o1.max_grid) / 1.5 - 4.0) / static_cast<double>(widest));
+  report.room =
+      std::min(report.room, (detail::window_points_within(static_cast<double>(o1.max_grid)) - 4.0) /
+                                static_cast<double>(widest));
 }
 
 // Term t in two stages, appended to out: a remainder rem = n - r k > 0
@@ -1654,7 +1656,7 @@ bool compose_access::tilt_fits(const compose_options& opt, const grid_plan& plan
   const std::int64_t cap = window_cap(opt, plan.term_points(h));
   if (!tilted || cap == 0) return true;
   const double next = static_cast<double>(tilted->size()) * st.last_h / h;
-  return next <= static_cast<double>(cap) / 1.5;
+  return next <= detail::window_points_within(static_cast<double>(cap));
 }
 
 // One grid pass at step h: both sides, assembled (and the variant's when a

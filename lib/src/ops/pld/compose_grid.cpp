@@ -204,7 +204,7 @@ window window_for(const composition_sums& s, const tilt_plan& p,
         static_cast<double>(max_points > 0 ? std::min(max_points, kMaxGrid) : kMaxGrid);
     const double hi_t = std::max(y_hi, std::min(y_hi_t, s.lmax)),
                  lo_t = std::min(y_lo, std::max(y_lo_t, s.lmin));
-    fits = (hi_t - lo_t) / h + 4.0 <= lim / 1.5;  // (good_size rounds up by < 1.5)
+    fits = (hi_t - lo_t) / h + 4.0 <= detail::window_points_within(lim);
     if (fits) y_hi = hi_t, y_lo = lo_t;
   }
   s.meet_crossed(y_lo, y_hi);
