@@ -34,9 +34,7 @@
 #include <limits>
 #include <vector>
 
-#include "fdp/core/error.hpp"
 #include "fdp/core/normal.hpp"
-#include "fdp/ops/convert.hpp"
 #include "fdp/ops/random_allocation.hpp"
 #include "ops/lognormal_lattice.hpp"
 #include "ops/positive_convolution.hpp"
@@ -167,19 +165,14 @@ std::vector<double> lattice_tests(double mu, std::int64_t steps, std::int64_t us
 std::vector<double> antipodal_allocation_epsilon_lower(double sigma, std::int64_t steps,
                                                        std::int64_t uses,
                                                        const std::vector<double>& deltas) {
-  const char* fn = "antipodal_allocation_epsilon_lower";
-  detail::require_finite_pos(sigma, fn, "sigma");
-  detail::require(steps >= 1 && steps <= 100000000, fn, "steps", static_cast<double>(steps),
-                  "must be an integer in [1, 1e8]");
-  detail::require(uses >= 1 && uses <= steps, fn, "uses", static_cast<double>(uses),
-                  "must be an integer in [1, steps]");
-  for (double d : deltas) detail::require(d > 0 && d < 1, fn, "delta", d, "must be in (0, 1)");
+  detail::require_allocation_arguments("antipodal_allocation_epsilon_lower", sigma, steps, uses,
+                                       deltas);
   const double mu = 1.0 / sigma;
   const double mu_sum =
       2.0 * static_cast<double>(uses) * mu / std::sqrt(static_cast<double>(steps));
   std::vector<double> eps;
-  // (the sum of the outputs, closed form, shaded by far more than its rounding)
-  for (double d : deltas) eps.push_back(std::max(0.0, gdp_eps(mu_sum, d) * (1 - 1e-9) - 1e-12));
+  // (the sum of the outputs, closed form)
+  for (double d : deltas) eps.push_back(detail::gaussian_test_epsilon(mu_sum, d));
   // (sinh overflows its lattice's scale past mu ~ 13: the sum alone there)
   if (mu > 13.0) return eps;
   const std::vector<double> lattice = lattice_tests(mu, steps, uses, deltas);

@@ -53,9 +53,7 @@
 #include <cmath>
 #include <vector>
 
-#include "fdp/core/error.hpp"
 #include "fdp/core/normal.hpp"
-#include "fdp/ops/convert.hpp"
 #include "fdp/ops/max_statistic.hpp"
 #include "ops/lognormal_lattice.hpp"
 #include "ops/positive_convolution.hpp"
@@ -236,18 +234,13 @@ std::pair<tails, tails> tails_of_sums(const lattice_plan& p, const step_law& l,
 std::vector<double> random_allocation_epsilon_lower(double sigma, std::int64_t steps,
                                                     std::int64_t uses,
                                                     const std::vector<double>& deltas) {
-  const char* fn = "random_allocation_epsilon_lower";
-  detail::require_finite_pos(sigma, fn, "sigma");
-  detail::require(steps >= 1 && steps <= 100000000, fn, "steps", static_cast<double>(steps),
-                  "must be an integer in [1, 1e8]");
-  detail::require(uses >= 1 && uses <= steps, fn, "uses", static_cast<double>(uses),
-                  "must be an integer in [1, steps]");
-  for (double d : deltas) detail::require(d > 0 && d < 1, fn, "delta", d, "must be in (0, 1)");
+  detail::require_allocation_arguments("random_allocation_epsilon_lower", sigma, steps, uses,
+                                       deltas);
   const double mu = 1.0 / sigma;
   const double mu_sum = static_cast<double>(uses) * mu / std::sqrt(static_cast<double>(steps));
   std::vector<double> eps;
-  // (test 1's closed form, shaded by far more than its rounding)
-  for (double d : deltas) eps.push_back(std::max(0.0, gdp_eps(mu_sum, d) * (1 - 1e-9) - 1e-12));
+  // (test 1, closed form)
+  for (double d : deltas) eps.push_back(detail::gaussian_test_epsilon(mu_sum, d));
   // (test 4, the largest output: closed-form laws, any sigma)
   const max_statistic_pair largest{sigma, 1.0, steps, uses};
   for (std::size_t i = 0; i < deltas.size(); ++i)

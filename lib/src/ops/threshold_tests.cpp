@@ -3,7 +3,24 @@
 #include <algorithm>
 #include <cmath>
 
+#include "fdp/core/error.hpp"
+#include "fdp/ops/convert.hpp"
+
 namespace fdp::detail {
+
+void require_allocation_arguments(const char* fn, double sigma, std::int64_t steps,
+                                  std::int64_t uses, const std::vector<double>& deltas) {
+  require_finite_pos(sigma, fn, "sigma");
+  require(steps >= 1 && steps <= 100000000, fn, "steps", static_cast<double>(steps),
+          "must be an integer in [1, 1e8]");
+  require(uses >= 1 && uses <= steps, fn, "uses", static_cast<double>(uses),
+          "must be an integer in [1, steps]");
+  for (double d : deltas) require(d > 0 && d < 1, fn, "delta", d, "must be in (0, 1)");
+}
+
+double gaussian_test_epsilon(double mu, double delta) {
+  return std::max(0.0, gdp_eps(mu, delta) * (1 - 1e-9) - 1e-12);
+}
 
 tails tails_of(const window_seq& s, long double exact_total, std::int64_t steps, double margin,
                double beyond) {

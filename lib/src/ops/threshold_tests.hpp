@@ -35,6 +35,16 @@ struct tails {
 tails tails_of(const window_seq& s, long double exact_total, std::int64_t steps, double margin,
                double beyond);
 
+/// The arguments of the random-allocation lower bounds (fdp/ops/
+/// random_allocation.hpp), checked for `fn`: sigma finite and > 0, steps in
+/// [1, 1e8], uses in [1, steps], each delta in (0, 1).
+void require_allocation_arguments(const char* fn, double sigma, std::int64_t steps,
+                                  std::int64_t uses, const std::vector<double>& deltas);
+
+/// The epsilon of a Gaussian pair at GDP parameter mu and delta (the tests
+/// on a sum of outputs), shaded down by far more than its rounding.
+double gaussian_test_epsilon(double mu, double delta);
+
 /// The best eps over all thresholds j of the statistic, at one delta: from
 /// the events {S >= j} (Q's tail from below against P's from above) and
 /// {S < j} (P's against Q's), so q is the law that sits higher. 0 when no
