@@ -170,6 +170,14 @@ TEST(BallsInBinsKind, ComposeDpsgdAndLedgerAgree) {
   EXPECT_GE(r.upper, gdp_eps(2.0 / 1.5 * std::sqrt(20.0), 1e-5) * (1 - 1e-6));
 }
 
+TEST(BallsInBinsLaws, ANullLawIsRefusedByCompose) {
+  // (balls_in_bins_laws returns null laws where its lattice cannot serve;
+  // a caller that composes one anyway gets a clear error, not a crash)
+  compose_term t;
+  t.text = "balls-in-bins epoch";
+  EXPECT_THROW(compose_terms({t}, compose_options{}), std::invalid_argument);
+}
+
 TEST(BallsInBinsKind, RefusesBadKeys) {
   EXPECT_THROW(compose({parse_spec("balls-in-bins:sigma=1.1,times=60")}), std::invalid_argument);
   EXPECT_THROW(compose({parse_spec("balls-in-bins:sigma=1.1,steps=2.5")}), std::invalid_argument);

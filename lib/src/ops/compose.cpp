@@ -832,7 +832,12 @@ composition compose_joint_or_relaxed(const std::vector<compose_term>& terms,
 
 }  // namespace
 
+namespace {
+void check_compose_inputs(const std::vector<compose_term>& terms, const compose_options& opt);
+}  // namespace
+
 composition compose_terms(const std::vector<compose_term>& terms, const compose_options& opt) {
+  check_compose_inputs(terms, opt);
   composition c = compose_joint_or_relaxed(terms, opt);
   // (rounded up: the caps themselves are computed, the Laplace summary to
   // ~1e-11, and their root sum of squares rounds once per term)
@@ -853,6 +858,10 @@ void check_compose_inputs(const std::vector<compose_term>& terms, const compose_
     if (t.times < 1)
       detail::throw_domain("compose", "times", static_cast<long long>(t.times),
                            "must be an integer >= 1");
+    // (a caller's law builder may return none, e.g. balls_in_bins_laws
+    // where its lattice cannot serve)
+    if (!t.law)
+      throw std::invalid_argument("compose: term \"" + t.text + "\" has no loss law (law is null)");
   }
   detail::require(opt.tolerance > 0 && opt.tolerance < 1, "compose", "tolerance", opt.tolerance,
                   "must be in (0, 1)");
