@@ -8,7 +8,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <random>
 
 namespace fdp {
 namespace {
@@ -378,6 +380,49 @@ TEST(Dpsgd, BallsInBinsBracketContainsATwoStepEpochsTruth) {
       }
     }
   }
+}
+
+// A balls-in-bins run shorter than one epoch (5 steps of an epoch of 10,
+// sigma 1, delta 1e-3): on the input where the record's gradient is C at
+// every step, it is in one of the 5 with probability 1/2, so the run is
+// at least as leaky as (P, (1/2) P + (1/2) (1/5) sum_i N(e_i, I_5)): the
+// lower end is that pair's garbling, no longer 0. Seeded Monte Carlo of
+// the pair's loss (sampled under Q) checks it: at the lower end its delta
+// is still >= 1e-3 (to 5 standard errors), 10% above it below 1e-3.
+double diluted_epoch_delta(double mu, int m, double rho, double eps, int n, double& se) {
+  std::mt19937_64 rng(20261128);
+  std::normal_distribution<double> z;
+  std::uniform_real_distribution<double> u;
+  double s = 0, s2 = 0;
+  for (int i = 0; i < n; ++i) {
+    const bool in = u(rng) < rho;
+    const int j = std::uniform_int_distribution<int>(0, m - 1)(rng);
+    double mean_y = 0;
+    for (int k = 0; k < m; ++k)
+      mean_y += std::exp(mu * (z(rng) + (in && k == j ? mu : 0.0)) - 0.5 * mu * mu) / m;
+    const double d = std::max(0.0, 1 - std::exp(eps) / (1 - rho + rho * mean_y));
+    s += d, s2 += d * d;
+  }
+  const double mean = s / n;
+  se = std::sqrt(std::max(0.0, s2 / n - mean * mean) / n);
+  return mean;
+}
+
+TEST(Dpsgd, BallsInBinsRunShorterThanAnEpochHasALowerEnd) {
+  dpsgd_config c;
+  c.q = 0.1;
+  c.sigma = 1.0;
+  c.steps = 5;
+  c.delta = 1e-3;
+  c.sampling = sampling_scheme::balls_in_bins;
+  const dpsgd_report r = account_dpsgd(c);
+  ASSERT_GT(r.epsilon.lower, 0.0);
+  EXPECT_LE(r.epsilon.lower, r.epsilon.upper);
+  double se = 0;
+  const double at = diluted_epoch_delta(1.0, 5, 0.5, r.epsilon.lower, 400000, se);
+  EXPECT_GE(at + 5 * se, 1e-3) << r.epsilon.lower;
+  const double above = diluted_epoch_delta(1.0, 5, 0.5, 1.1 * r.epsilon.lower, 400000, se);
+  EXPECT_LT(above - 5 * se, 1e-3) << r.epsilon.lower;
 }
 
 // The MNIST-like run (N = 60000, B = 256, 60 epochs of 235 steps, sigma 1.1,

@@ -526,8 +526,9 @@ double dpsgd_epochs(const std::vector<dpsgd_phase>& ps) {
 // the upper side takes floor(1/q) steps per epoch and every epoch touched
 // (ceil(T / floor(1/q)), one more for a phase after the first, which may
 // start mid-epoch; a partial epoch is a prefix of a whole one, a
-// post-processing), the lower side ceil(1/q) steps and whole epochs only.
-// Epochs only the upper side counts get Id as their lower side. `shift` is
+// post-processing), the lower side ceil(1/q) steps and whole epochs, and
+// the first phase's last partial epoch diluted. Other epochs only the upper
+// side counts get Id as their lower side. `shift` is
 // the record's: D, or D/2 under replace-one (the zero-out pair of the
 // record's own bound; account_balls_in_bins). Empty when a lattice is too
 // large.
@@ -563,7 +564,20 @@ std::vector<compose_term> balls_in_bins_terms(const dpsgd_phase& p, std::size_t 
   const std::string epoch = "balls-in-bins epoch of " + std::to_string(t_up) +
                             (t_up == t_lo ? "" : "/" + std::to_string(t_lo)) + " steps";
   add(lo, std::min(e_up, e_lo), epoch + " (below: " + below.text + ")");
-  add(id, e_up - std::min(e_up, e_lo), epoch + " (partial: upper side only)");
+  std::int64_t partial = e_up - std::min(e_up, e_lo);
+  // The first phase's last, partial epoch of m < t_lo steps: on the lower
+  // side's input its record is in one of them with probability m/t_lo,
+  // uniformly (the pair (P, (1 - m/t_lo) P + (m/t_lo) Q) of m steps); a run
+  // shorter than an epoch read 0 below. (Later phases may start mid-epoch:
+  // Id there.)
+  const std::int64_t m = p.steps - e_lo * t_lo;
+  if (phase == 0 && m > 0 && partial > 0) {
+    const double rho = static_cast<double>(m) / static_cast<double>(t_lo);
+    const compose_term diluted = epoch_lower_term(p.sigma / shift, m, static_cast<double>(m), rho);
+    add(diluted.law, 1, epoch + " (partial: " + std::to_string(m) + " steps below)");
+    --partial;
+  }
+  add(id, partial, epoch + " (partial: upper side only)");
   return terms;
 }
 
