@@ -170,6 +170,22 @@ TEST(BallsInBinsKind, ComposeDpsgdAndLedgerAgree) {
   EXPECT_GE(r.upper, gdp_eps(2.0 / 1.5 * std::sqrt(20.0), 1e-5) * (1 - 1e-6));
 }
 
+TEST(BallsInBinsLaws, OneDilutedStepIsThePoissonSubsampledGaussian) {
+  // (P, (1 - rho) P + rho Q) of one step: the subsampled Gaussian at q = rho
+  const law_bracket b = balls_in_bins_laws(1.0, 1, true, true, 0.5);
+  ASSERT_TRUE(b.upper && b.lower);
+  compose_term t;
+  t.law = b.upper;
+  t.law_opt = b.lower;
+  t.times = 3;
+  const interval got = compose_terms({t}, compose_options{}).epsilon(1e-5);
+  const interval want =
+      compose({parse_spec("subsampled-gaussian:sigma=1,q=0.5,times=3")}).epsilon(1e-5);
+  EXPECT_GT(got.lower, 0.9 * want.lower);
+  EXPECT_LE(got.lower, want.upper);
+  EXPECT_GE(got.upper, want.lower);
+}
+
 TEST(BallsInBinsLaws, ANullLawIsRefusedByCompose) {
   // (balls_in_bins_laws returns null laws where its lattice cannot serve;
   // a caller that composes one anyway gets a clear error, not a crash)

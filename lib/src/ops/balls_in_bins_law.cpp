@@ -218,6 +218,13 @@ law_bracket balls_in_bins_laws(double sigma, std::int64_t steps, bool upper, boo
   detail::require(steps >= 1 && steps <= 100000000, "balls_in_bins_laws", "steps",
                   static_cast<double>(steps), "must be an integer in [1, 1e8]");
   detail::require(rho > 0 && rho <= 1, "balls_in_bins_laws", "rho", rho, "must be in (0, 1]");
+  if (steps == 1 && rho < 1.0) {
+    // (one step diluted is the Poisson-subsampled Gaussian pair at rate rho,
+    // exactly; `diluted` maps atoms only, and left the one step's Gaussian
+    // law, which has none, with no mass: its lower bound read 0)
+    std::shared_ptr<const loss_law> g(subsampled_gaussian_law(sigma, 1.0, rho).release());
+    return {upper ? g : nullptr, lower ? g : nullptr};
+  }
   std::optional<law_bracket> r = cache().find(sigma, steps, upper, lower, relaxed_cap_tail);
   if (!r) {
     r = build_laws(sigma, steps, upper, lower, relaxed_cap_tail);
