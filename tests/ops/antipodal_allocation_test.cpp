@@ -150,6 +150,20 @@ TEST(DpsgdReplaceOne, BallsInBinsLowerEndIsTheAntipodalInputs) {
   EXPECT_GT(r.epsilon.lower, 1.2 * account_dpsgd(zero_out).epsilon.lower);
 }
 
+TEST(DpsgdReplaceOne, ShuffleLowerEndIsTheAntipodalInputsWhenEveryRecordIsUsedEachEpoch) {
+  // every batch full (q = 1/10): each record in exactly one step per epoch
+  const dpsgd_report r = account_dpsgd(replace_one_run(sampling_scheme::shuffle, 1.5, 0.1, 50));
+  EXPECT_GE(r.epsilon.lower, antipodal_allocation_epsilon_lower(1.5, 50, 5, {1e-3})[0]);
+  EXPECT_LE(r.epsilon.lower, r.epsilon.upper);
+  // a loader that drops the last partial batch (q = 0.3: 3 steps per epoch,
+  // 10% of the records unused each time) gets the zero-out input's bound
+  dpsgd_config drop = replace_one_run(sampling_scheme::shuffle, 1.5, 0.3, 30);
+  drop.steps_per_epoch = 3;
+  dpsgd_config zero_out = drop;
+  zero_out.neighbours = neighbour_relation::zero_out;
+  EXPECT_EQ(account_dpsgd(drop).epsilon.lower, account_dpsgd(zero_out).epsilon.lower);
+}
+
 TEST(DpsgdReplaceOne, RandomAllocationLowerEndIsTheAntipodalInputs) {
   dpsgd_config c = replace_one_run(sampling_scheme::random_allocation, 1.5, 0.15, 20);
   c.uses = 3;

@@ -439,6 +439,35 @@ compose_term epoch_lower_term(double sigma, std::int64_t full, double b, double 
   return t;
 }
 
+// Replace-one, one phase: the tests of antipodal_allocation_epsilon_lower
+// on the run's whole epochs (the lower side's epoch length, as
+// balls_in_bins_terms': more steps per epoch amplify more); zeros for
+// several phases or no whole epoch.
+std::vector<double> antipodal_epochs_lower(const dpsgd_config& c,
+                                           const std::vector<dpsgd_phase>& ps, double shift,
+                                           const std::vector<double>& deltas) {
+  std::vector<double> none(deltas.size(), 0.0);
+  if (ps.size() != 1) return none;
+  const dpsgd_phase& p = ps[0];
+  std::int64_t t_lo = static_cast<std::int64_t>(std::ceil(1.0 / p.q * (1 - 1e-12)));
+  const auto t_up = static_cast<std::int64_t>(std::floor(1.0 / p.q * (1 + 1e-12)));
+  if (c.steps_per_epoch >= t_up && c.steps_per_epoch <= t_lo) t_lo = c.steps_per_epoch;
+  const std::int64_t epochs = p.steps / t_lo;
+  if (epochs == 0) return none;
+  return antipodal_allocation_epsilon_lower(p.sigma / shift, epochs * t_lo, epochs, deltas);
+}
+
+// Whether every record is in exactly one step of each epoch of ceil(1/q)
+// steps (one phase): balls-in-bins always; shuffling when every batch is
+// full (1/q whole) or the loader keeps the last partial batch (its steps per
+// epoch ceil(N/B), as given). (A loader that drops it may skip a record.)
+bool once_per_epoch(const dpsgd_config& c, const std::vector<dpsgd_phase>& ps) {
+  if (ps.size() != 1) return false;
+  const auto b = static_cast<std::int64_t>(std::ceil(1.0 / ps[0].q * (1 - 1e-12)));
+  const auto full = static_cast<std::int64_t>(std::floor(1.0 / ps[0].q * (1 + 1e-12)));
+  return c.sampling == sampling_scheme::balls_in_bins || b == full || c.steps_per_epoch == b;
+}
+
 // Shuffled batches (and balls-in-bins ones whose lattice is too large): a
 // certified LOWER bound (dpsgd.hpp), one law per whole epoch of each phase;
 // the upper bound without amplification
@@ -470,14 +499,20 @@ void account_one_step_per_epoch(const dpsgd_config& c, const std::vector<dpsgd_p
       std::isnan(mu_up) ? std::nullopt
                         : std::optional<composition>(
                               compose({parse_spec("gdp:mu=" + fmt_exact(mu_up))}, options_of(c)));
-  auto lower_at = [&](const composition* comp, double d) {
-    return interval{comp ? comp->epsilon(d).lower : 0.0,
-                    upper ? upper->epsilon(d).upper : std::numeric_limits<double>::infinity()};
-  };
   std::optional<composition> comp;
   if (!terms.empty()) comp = compose_terms(terms, options_of(c));
-  r.epsilon = lower_at(comp ? &*comp : nullptr, c.delta);
-  for (double d : c.more_deltas) r.more_epsilons.push_back(lower_at(comp ? &*comp : nullptr, d));
+  std::vector<double> deltas{c.delta};
+  deltas.insert(deltas.end(), c.more_deltas.begin(), c.more_deltas.end());
+  const bool antipodal = c.neighbours == neighbour_relation::replace_one && once_per_epoch(c, ps);
+  const std::vector<double> tests = antipodal ? antipodal_epochs_lower(c, ps, shift, deltas)
+                                              : std::vector<double>(deltas.size(), 0.0);
+  auto lower_at = [&](std::size_t i) {
+    const double d = deltas[i];
+    const double top = upper ? upper->epsilon(d).upper : std::numeric_limits<double>::infinity();
+    return interval{std::min(top, std::max(comp ? comp->epsilon(d).lower : 0.0, tests[i])), top};
+  };
+  r.epsilon = lower_at(0);
+  for (std::size_t i = 1; i < deltas.size(); ++i) r.more_epsilons.push_back(lower_at(i));
   r.upper_certified = upper.has_value();
   r.poisson_epsilons = poisson_contrast(c);
   const bool bins = c.sampling == sampling_scheme::balls_in_bins;
@@ -495,8 +530,12 @@ void account_one_step_per_epoch(const dpsgd_config& c, const std::vector<dpsgd_p
             up_text +
             "certified LOWER bound from the input where one record's gradient has norm D and "
             "all others 0 (Chua et al. 2024): its step is uniform over the epoch's full batches, "
-            "the balls-in-bins pair (a lattice garbling of it), whole epochs only: " +
-            epochs_text;
+            "the balls-in-bins pair (a lattice garbling of it), whole epochs only" +
+            (antipodal ? "; replace-one: also tests on the input whose record's gradient is u "
+                         "against -u (the sums of the outputs and of sinh(mu x) over the whole "
+                         "epochs, the record in exactly one step of each)"
+                       : "") +
+            ": " + epochs_text;
   r.clt_mu = std::numeric_limits<double>::quiet_NaN();
   r.clt_formula =
       std::string("no CLT estimate for ") + (bins ? "balls-in-bins" : "shuffled") + " batches";
@@ -579,24 +618,6 @@ std::vector<compose_term> balls_in_bins_terms(const dpsgd_phase& p, std::size_t 
   }
   add(id, partial, epoch + " (partial: upper side only)");
   return terms;
-}
-
-// Replace-one, one phase: the tests of antipodal_allocation_epsilon_lower
-// on the run's whole epochs (the lower side's epoch length, as
-// balls_in_bins_terms': more steps per epoch amplify more); zeros for
-// several phases or no whole epoch.
-std::vector<double> antipodal_epochs_lower(const dpsgd_config& c,
-                                           const std::vector<dpsgd_phase>& ps, double shift,
-                                           const std::vector<double>& deltas) {
-  std::vector<double> none(deltas.size(), 0.0);
-  if (ps.size() != 1) return none;
-  const dpsgd_phase& p = ps[0];
-  std::int64_t t_lo = static_cast<std::int64_t>(std::ceil(1.0 / p.q * (1 - 1e-12)));
-  const auto t_up = static_cast<std::int64_t>(std::floor(1.0 / p.q * (1 + 1e-12)));
-  if (c.steps_per_epoch >= t_up && c.steps_per_epoch <= t_lo) t_lo = c.steps_per_epoch;
-  const std::int64_t epochs = p.steps / t_lo;
-  if (epochs == 0) return none;
-  return antipodal_allocation_epsilon_lower(p.sigma / shift, epochs * t_lo, epochs, deltas);
 }
 
 // Balls-in-bins batches (each record in one uniformly chosen step per
