@@ -276,6 +276,10 @@ def test_dpsgd_one_call(fdp):
     expect_bad(fdp, run_args + ["--eps", "3", "--sigma", "1", "--solve", "epochs"], "leave --epochs out")
     expect_bad(fdp, run_args + ["--sigma", "1", "--mu-above", "0.7"], "--mu-above")
     expect_bad(fdp, run_args + ["--sigma", "1", "--steps-per-epoch", "sometimes"], "--steps-per-epoch")
+    # balls-in-bins bins: about N/B = 234.4 per epoch, so 300 contradicts the batch size
+    expect_bad(fdp, ["dpsgd", "--dataset-size", "60000", "--batch-size", "256", "--epochs", "2",
+                     "--sigma", "1", "--delta", "1e-5", "--sampling", "balls-in-bins",
+                     "--steps-per-epoch", "300"], "steps_per_epoch = 300")
     expect_bad(fdp, ["dpsgd", "--dataset-size", "100", "--phase", "q=2,steps=1", "--sigma", "1",
                      "--delta", "1e-5"], "--phase")
     expect_bad(fdp, ["dpsgd", "--q", "0.01", "--sigma", "1", "--delta", "1e-5",
@@ -387,10 +391,13 @@ def test_dpsgd_random_allocation(fdp):
         row = [r for r in c["samplers"] if r["sampling"] == "random-allocation"]
         if not row or row[0].get("queries", [None])[0] != j["queries"][0]:
             fail("compare random-allocation row is not dpsgd's: %r %r" % (row, j))
-    code, out, err = run(fdp, *base, "--sampling", "random-allocation", "--uses", "4")
+    four = ["dpsgd", "--q", "0.2", "--sigma", "2", "--steps", "20", "--delta", "1e-5"]
+    code, out, err = run(fdp, *four, "--sampling", "random-allocation", "--uses", "4")
     if code != 0 or "each record in exactly 4 of the run's 20 steps" not in out:
         fail("dpsgd random-allocation text: %r %r" % (out, err))
     expect_bad(fdp, base + ["--uses", "2"], "random-allocation only")
+    # a q that K/T contradicts would be echoed as an assumption never made
+    expect_bad(fdp, base + ["--sampling", "random-allocation", "--uses", "4"], "--uses = 4")
     expect_bad(fdp, base + ["--sampling", "random-allocation", "--uses", "21"], "uses")
     expect_bad(fdp, ["dpsgd", "--q", "0.11", "--sigma", "2", "--steps", "20", "--delta", "1e-5",
                      "--sampling", "random-allocation"], "--uses K")

@@ -281,6 +281,22 @@ TEST(Dpsgd, BadInput) {
   bad([](dpsgd_config& x) { x.delta = 0; });
   bad([](dpsgd_config& x) { x.delta = 1; });
   bad([](dpsgd_config& x) { x.sensitivity = -2; });
+  // balls-in-bins and shuffled epochs have about 1/q = 100 steps: a loader
+  // count of 150 contradicts q (Poisson batches do not read it)
+  for (sampling_scheme s : {sampling_scheme::balls_in_bins, sampling_scheme::shuffle}) {
+    dpsgd_config x = c;
+    x.sampling = s;
+    x.steps_per_epoch = 150;
+    try {
+      account_dpsgd(x);
+      ADD_FAILURE() << to_string(s) << ": steps_per_epoch 150 at q 0.01 accepted";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find("steps_per_epoch"), std::string::npos) << e.what();
+    }
+  }
+  dpsgd_config poisson = c;
+  poisson.steps_per_epoch = 150;
+  EXPECT_NO_THROW(account_dpsgd(poisson));
   EXPECT_THROW(dpsgd_steps(0, 100, 10), std::invalid_argument);
   EXPECT_THROW(dpsgd_steps(1, 100, 0), std::invalid_argument);
   EXPECT_THROW(dpsgd_steps(1, 100, 101), std::invalid_argument);

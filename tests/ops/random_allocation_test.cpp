@@ -123,10 +123,11 @@ TEST(RandomAllocationLower, RefusesBadParameters) {
   EXPECT_THROW(random_allocation_epsilon_lower(1.0, 10, 2, {1.0}), std::invalid_argument);
 }
 
+// (q 0 with uses given: the run's rate, uses / steps)
 dpsgd_config allocation_run(double sigma, double q, std::int64_t steps, std::int64_t uses) {
   dpsgd_config c;
   c.sigma = sigma;
-  c.q = q;
+  c.q = q > 0 ? q : static_cast<double>(uses) / static_cast<double>(steps);
   c.steps = steps;
   c.uses = uses;
   c.sampling = sampling_scheme::random_allocation;
@@ -134,7 +135,7 @@ dpsgd_config allocation_run(double sigma, double q, std::int64_t steps, std::int
 }
 
 TEST(DpsgdRandomAllocation, EveryStepUsedBracketsTheGaussianComposition) {
-  const dpsgd_report r = account_dpsgd(allocation_run(2.0, 1.0, 4, 4));
+  const dpsgd_report r = account_dpsgd(allocation_run(2.0, 0, 4, 4));
   const double truth = gdp_eps(1.0, 1e-5);
   EXPECT_LE(r.epsilon.lower, truth);
   EXPECT_GE(r.epsilon.upper, truth);
@@ -168,7 +169,7 @@ TEST(DpsgdRandomAllocation, OneUseTakesTheEpochsLowerLawWhereTheSumsAreWeak) {
 
 TEST(DpsgdRandomAllocation, UnevenBlocksSitBetweenTheEvenOnes) {
   // 2 of 21 steps: blocks of 10 and 11, between two epochs of 11 and two of 10
-  const dpsgd_report r = account_dpsgd(allocation_run(2.0, 1.0, 21, 2));
+  const dpsgd_report r = account_dpsgd(allocation_run(2.0, 0, 21, 2));
   const double ten =
       compose({parse_spec("balls-in-bins:sigma=2,steps=10,times=2")}).epsilon(1e-5).upper;
   const double eleven =
@@ -201,6 +202,8 @@ TEST(DpsgdRandomAllocation, BadInputNamesUses) {
   };
   EXPECT_NE(message(allocation_run(2.0, 0.051, 100, 0)).find("uses"), std::string::npos);
   EXPECT_NE(message(allocation_run(2.0, 0.05, 100, 101)).find("uses"), std::string::npos);
+  // q x steps = 5 is not the run of 8 uses in 100 steps (a rate of 0.08)
+  EXPECT_NE(message(allocation_run(2.0, 0.05, 100, 8)).find("uses"), std::string::npos);
   dpsgd_config poisson = allocation_run(2.0, 0.05, 100, 5);
   poisson.sampling = sampling_scheme::poisson;
   EXPECT_NE(message(poisson).find("uses"), std::string::npos);
@@ -221,7 +224,7 @@ TEST(DpsgdRandomAllocation, OtherAccountantsAgree) {
     const std::string name = row[t.column("case")];
     if (quick && name != "k10" && name != "kt") continue;
     dpsgd_config c =
-        allocation_run(number(row, "sigma"), 1.0, static_cast<std::int64_t>(number(row, "steps")),
+        allocation_run(number(row, "sigma"), 0, static_cast<std::int64_t>(number(row, "steps")),
                        static_cast<std::int64_t>(number(row, "uses")));
     c.delta = number(row, "delta");
     const interval e = account_dpsgd(c).epsilon;

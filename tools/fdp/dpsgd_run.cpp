@@ -216,6 +216,12 @@ void read_uses(const args& a, dpsgd_run& run) {
   }
   if (a.has("uses")) {
     c.uses = a.integer_or("uses", 0, 1, kMaxCount);
+    try {  // (the library's rule, named as the option)
+      allocation_uses(c);
+    } catch (const std::invalid_argument& e) {
+      const std::string m = e.what(), prefix = "dpsgd: ";
+      throw usage_error("--" + (m.rfind(prefix, 0) == 0 ? m.substr(prefix.size()) : m), "uses");
+    }
     return;
   }
   const double e = run.origins.empty() ? 0.0 : run.origins.front().epochs;

@@ -147,10 +147,57 @@ std::int64_t allocation_uses(const dpsgd_config& c) {
   }
   detail::require(k >= 1 && k <= static_cast<double>(c.steps), "dpsgd", "uses", k,
                   "must be an integer in [1, steps]");
+  // The batches hold k/T of the records on average: a q that says otherwise
+  // would be echoed as an assumption the accounting never made. (A loader
+  // that keeps a last partial batch runs ceil(N/B) steps an epoch, so its
+  // q T = k ceil(N/B) B/N exceeds k by less than k q: that much is the
+  // loader's, not a contradiction.)
+  const double qt = c.q * static_cast<double>(c.steps);
+  if (std::fabs(qt - k) > std::max(0.5, k * c.q) + 1e-9 * qt)
+    throw std::invalid_argument(
+        "dpsgd: uses = " + fmt_exact(k) + " disagrees with q x steps = " + fmt_exact(qt) +
+        " (random allocation's batches hold uses/steps of the records on average: give q = " +
+        fmt_exact(k / static_cast<double>(c.steps)) + ", or leave uses out to take q x steps)");
   return static_cast<std::int64_t>(k);
 }
 
 namespace {
+
+// The steps an epoch of batches at rate q can have: floor(1/q) when the
+// loader keeps only full batches, ceil(1/q) with a last partial one (1/q
+// read with 1e-12 relative slack, so 1/0.01 is 100 both ways). A loader's
+// known count between the two (`known`, 0 when not given) replaces both.
+struct epoch_length {
+  std::int64_t full;          // floor(1/q), at least 1
+  std::int64_t with_partial;  // ceil(1/q)
+};
+
+epoch_length epoch_length_of(double q, std::int64_t known = 0) {
+  epoch_length e;
+  e.full = std::max<std::int64_t>(1, static_cast<std::int64_t>(std::floor(1.0 / q * (1 + 1e-12))));
+  e.with_partial = static_cast<std::int64_t>(std::ceil(1.0 / q * (1 - 1e-12)));
+  if (known >= e.full && known <= e.with_partial) e.full = e.with_partial = known;
+  return e;
+}
+
+// Balls-in-bins and shuffling put each record in one step of each epoch,
+// so an epoch has about 1/q steps: a loader's count elsewhere contradicts
+// q (and would be accounted as a run it is not).
+void check_steps_per_epoch(const dpsgd_config& c) {
+  detail::require(c.steps_per_epoch >= 0, "dpsgd", "steps_per_epoch",
+                  static_cast<long long>(c.steps_per_epoch), "must be >= 0 (0: not known)");
+  const bool binned =
+      c.sampling == sampling_scheme::balls_in_bins || c.sampling == sampling_scheme::shuffle;
+  if (!binned || c.steps_per_epoch == 0 || !c.later_phases.empty()) return;
+  const epoch_length e = epoch_length_of(c.q);
+  if (c.steps_per_epoch >= e.full && c.steps_per_epoch <= e.with_partial) return;
+  throw std::invalid_argument(
+      "dpsgd: steps_per_epoch = " + std::to_string(c.steps_per_epoch) +
+      " must be floor(1/q) = " + std::to_string(e.full) +
+      " or ceil(1/q) = " + std::to_string(e.with_partial) + " for " + to_string(c.sampling) +
+      " batches (each record is in one step of each epoch, so an epoch has about 1/q steps; "
+      "give the loader's q = 1/K or its batch size)");
+}
 
 void validate(const dpsgd_config& c) {
   for (const dpsgd_phase& p : dpsgd_phases(c)) {
@@ -178,6 +225,7 @@ void validate(const dpsgd_config& c) {
   } else if (c.max_batch_size != 0) {
     throw std::invalid_argument("dpsgd: max_batch_size applies to truncated-poisson sampling only");
   }
+  check_steps_per_epoch(c);
   if (c.sampling != sampling_scheme::random_allocation) {
     if (c.uses != 0)
       throw std::invalid_argument("dpsgd: uses applies to random-allocation sampling only");
@@ -384,6 +432,13 @@ void account_fixed_size(const dpsgd_config& c, const std::vector<dpsgd_phase>& p
       "(Bu, Dong, Long & Su 2020)";
 }
 
+// The deltas asked, the first one first.
+std::vector<double> asked_deltas(const dpsgd_config& c) {
+  std::vector<double> deltas{c.delta};
+  deltas.insert(deltas.end(), c.more_deltas.begin(), c.more_deltas.end());
+  return deltas;
+}
+
 // An upper bound that credits no amplification to one-step-per-epoch
 // batches: in each epoch the record is in at most one step, where the sum
 // moves by at most D, so given the assignment (revealed) the epoch is at
@@ -401,7 +456,7 @@ double no_amplification_mu(const dpsgd_config& c, const std::vector<dpsgd_phase>
     return std::numeric_limits<double>::quiet_NaN();
   double mu2 = 0.0;
   for (std::size_t i = 0; i < ps.size(); ++i) {
-    const double fewest = std::max(1.0, std::floor(1.0 / ps[i].q * (1 + 1e-12)));
+    const auto fewest = static_cast<double>(epoch_length_of(ps[i].q).full);
     const double epochs =
         std::ceil(static_cast<double>(ps[i].steps) / fewest) + (i > 0 ? 1.0 : 0.0);
     mu2 += epochs * (d / ps[i].sigma) * (d / ps[i].sigma);
@@ -449,9 +504,7 @@ std::vector<double> antipodal_epochs_lower(const dpsgd_config& c,
   std::vector<double> none(deltas.size(), 0.0);
   if (ps.size() != 1) return none;
   const dpsgd_phase& p = ps[0];
-  std::int64_t t_lo = static_cast<std::int64_t>(std::ceil(1.0 / p.q * (1 - 1e-12)));
-  const auto t_up = static_cast<std::int64_t>(std::floor(1.0 / p.q * (1 + 1e-12)));
-  if (c.steps_per_epoch >= t_up && c.steps_per_epoch <= t_lo) t_lo = c.steps_per_epoch;
+  const std::int64_t t_lo = epoch_length_of(p.q, c.steps_per_epoch).with_partial;
   const std::int64_t epochs = p.steps / t_lo;
   if (epochs == 0) return none;
   return antipodal_allocation_epsilon_lower(p.sigma / shift, epochs * t_lo, epochs, deltas);
@@ -463,9 +516,9 @@ std::vector<double> antipodal_epochs_lower(const dpsgd_config& c,
 // epoch ceil(N/B), as given). (A loader that drops it may skip a record.)
 bool once_per_epoch(const dpsgd_config& c, const std::vector<dpsgd_phase>& ps) {
   if (ps.size() != 1) return false;
-  const auto b = static_cast<std::int64_t>(std::ceil(1.0 / ps[0].q * (1 - 1e-12)));
-  const auto full = static_cast<std::int64_t>(std::floor(1.0 / ps[0].q * (1 + 1e-12)));
-  return c.sampling == sampling_scheme::balls_in_bins || b == full || c.steps_per_epoch == b;
+  const epoch_length e = epoch_length_of(ps[0].q);
+  return c.sampling == sampling_scheme::balls_in_bins || e.with_partial == e.full ||
+         c.steps_per_epoch == e.with_partial;
 }
 
 // Shuffled batches (and balls-in-bins ones whose lattice is too large): a
@@ -481,8 +534,9 @@ void account_one_step_per_epoch(const dpsgd_config& c, const std::vector<dpsgd_p
   std::vector<compose_term> terms;
   std::string epochs_text;
   for (const auto& p : ps) {
-    const double b = std::ceil(1.0 / p.q * (1 - 1e-12));
-    const double full = std::floor(1.0 / p.q * (1 + 1e-12));
+    const epoch_length e = epoch_length_of(p.q);
+    const auto b = static_cast<double>(e.with_partial);
+    const auto full = static_cast<double>(e.full);
     const std::int64_t epochs = p.steps / static_cast<std::int64_t>(b);
     epochs_text += (epochs_text.empty() ? "" : " + ") + std::to_string(epochs) + " x " +
                    fmt_exact(b) + " steps";
@@ -501,8 +555,7 @@ void account_one_step_per_epoch(const dpsgd_config& c, const std::vector<dpsgd_p
                               compose({parse_spec("gdp:mu=" + fmt_exact(mu_up))}, options_of(c)));
   std::optional<composition> comp;
   if (!terms.empty()) comp = compose_terms(terms, options_of(c));
-  std::vector<double> deltas{c.delta};
-  deltas.insert(deltas.end(), c.more_deltas.begin(), c.more_deltas.end());
+  const std::vector<double> deltas = asked_deltas(c);
   const bool antipodal = c.neighbours == neighbour_relation::replace_one && once_per_epoch(c, ps);
   const std::vector<double> tests = antipodal ? antipodal_epochs_lower(c, ps, shift, deltas)
                                               : std::vector<double>(deltas.size(), 0.0);
@@ -573,10 +626,8 @@ double dpsgd_epochs(const std::vector<dpsgd_phase>& ps) {
 // large.
 std::vector<compose_term> balls_in_bins_terms(const dpsgd_phase& p, std::size_t phase, double shift,
                                               std::int64_t known_t, double relaxed_tail) {
-  std::int64_t t_up =
-      std::max<std::int64_t>(1, static_cast<std::int64_t>(std::floor(1.0 / p.q * (1 + 1e-12))));
-  std::int64_t t_lo = static_cast<std::int64_t>(std::ceil(1.0 / p.q * (1 - 1e-12)));
-  if (known_t >= t_up && known_t <= t_lo) t_up = t_lo = known_t;
+  const epoch_length e = epoch_length_of(p.q, known_t);
+  const std::int64_t t_up = e.full, t_lo = e.with_partial;
   const std::int64_t e_up = (p.steps + t_up - 1) / t_up + (phase > 0 ? 1 : 0);
   const std::int64_t e_lo = p.steps / t_lo;
   // (the upper side with a relaxed cap: account_balls_in_bins caps it by the
@@ -649,8 +700,7 @@ void account_balls_in_bins(const dpsgd_config& c, const std::vector<dpsgd_phase>
       ro ? std::optional<tradeoff_bracket>(group(comp, 2)) : std::nullopt;
   const double mu_up = no_amplification_mu(c, ps, r.sensitivity);
   const composition cap = compose({parse_spec("gdp:mu=" + fmt_exact(mu_up))}, options_of(c));
-  std::vector<double> deltas{c.delta};
-  deltas.insert(deltas.end(), c.more_deltas.begin(), c.more_deltas.end());
+  const std::vector<double> deltas = asked_deltas(c);
   const std::vector<double> antipodal =
       ro ? antipodal_epochs_lower(c, ps, shift, deltas) : std::vector<double>(deltas.size(), 0.0);
   auto at = [&](std::size_t i) {
@@ -741,8 +791,7 @@ void account_random_allocation(const dpsgd_config& c, dpsgd_report& r) {
   const composition cap = compose({parse_spec("gdp:mu=" + fmt_exact(mu_cap))}, options_of(c));
   std::string epochs;
   const std::optional<composition> comp = allocation_upper(c, c.sigma / shift, k, epochs);
-  std::vector<double> deltas{c.delta};
-  deltas.insert(deltas.end(), c.more_deltas.begin(), c.more_deltas.end());
+  const std::vector<double> deltas = asked_deltas(c);
   std::vector<double> lower = random_allocation_epsilon_lower(c.sigma / shift, c.steps, k, deltas);
   if (k == 1) {
     const std::vector<double> epoch = one_epoch_lower(c, c.sigma / shift, deltas);

@@ -140,14 +140,16 @@ struct dpsgd_config {
   /// cut to that many at random; dataset_size is the number of records N
   /// (fdp/ops/truncated_poisson.hpp). Both >= 1 then, and 0 otherwise.
   std::int64_t max_batch_size = 0, dataset_size = 0;
-  /// Balls-in-bins only: the loader's steps (bins) per epoch when known, t
-  /// with floor(1/q) <= t <= ceil(1/q) (else ignored for that phase); 0:
-  /// unknown, both are covered (fewer steps on the upper side, more on the
-  /// lower).
+  /// Balls-in-bins and shuffling: the loader's steps (bins) per epoch when
+  /// known, t with floor(1/q) <= t <= ceil(1/q) (std::invalid_argument
+  /// otherwise for one phase; with several, it serves the phases it fits);
+  /// 0: unknown, both are covered (fewer steps on the upper side, more on
+  /// the lower). Other samplers do not read it.
   std::int64_t steps_per_epoch = 0;
   /// Random allocation only: each record is used in exactly `uses` of the
   /// run's steps, chosen uniformly (the whole run is one round, one phase);
-  /// 0: q x steps, which must then be an integer (allocation_uses).
+  /// 0: q x steps, which must then be an integer; else q x steps must be
+  /// near it (allocation_uses).
   std::int64_t uses = 0;
   /// Sensitivity of the clipped sum in units of C; 0 = the relation's default (1 or 2).
   double sensitivity = 0.0;
@@ -202,7 +204,9 @@ double dpsgd_sensitivity(const dpsgd_config& c);
 
 /// Random allocation: each record's number of steps, config.uses or else
 /// q x steps when that is an integer (to 1e-9 relative); std::invalid_argument
-/// naming `uses` otherwise, or when it is outside [1, steps].
+/// naming `uses` otherwise, when it is outside [1, steps], or when q x steps
+/// is further from it than max(1/2, uses x q) (q is then not the run's
+/// rate; a last partial batch per epoch accounts for less than uses x q).
 std::int64_t allocation_uses(const dpsgd_config& c);
 
 /// Validates the configuration (naming the bad field) and accounts for it.
