@@ -14,7 +14,10 @@
 // the max over an epoch's steps is one test an adversary can run.
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <limits>
+
+#include <boost/math/tools/toms748_solve.hpp>
 
 #include "fdp/core/error.hpp"
 #include "fdp/core/normal.hpp"
@@ -44,19 +47,29 @@ class max_shift_impl final : public loss_law {
     return std::log(rho_ * r + (1.0 - rho_));
   }
 
-  // The t with L(t) = l, to a few ulps (bisection on the increasing L).
+  // The t with L(t) = l, to a few ulps: the upper end of a bracket
+  // [a, z] with L(a) < l <= L(z) on the increasing L, narrowed by TOMS 748
+  // (Alefeld, Potra & Shi), which keeps the bracket and needs about a sixth
+  // of bisection's evaluations (the discretization calls this twice per cell).
   double t_of(double l) const {
     if (l <= lo_) return -kInf;
     if (l == kInf) return kInf;
     double a = -s_, z = s_;
     while (loss_at(a) >= l && a > -1e100) a *= 2.0;  // (t^2 stays finite)
     while (loss_at(z) < l && z < 1e300) z *= 2.0;
-    while (z - a > 4e-16 * std::max(std::fabs(a), std::fabs(z)) + 1e-300) {
-      const double m = 0.5 * (a + z);
-      if (!(m > a && m < z)) break;
-      (loss_at(m) < l ? a : z) = m;
-    }
-    return z;
+    // (clamped: L is +-inf far out, and an infinite value would make the
+    // interpolation's next point NaN)
+    const auto gap = [l, this](double t) { return std::clamp(loss_at(t) - l, -1e300, 1e300); };
+    const double ga = gap(a), gz = gap(z);
+    if (!(ga < 0) || !(gz >= 0)) return z;  // (a bracket at the range's ends)
+    if (gz == 0) return z;
+    const auto close = [](double x, double y) {
+      return std::fabs(y - x) <= 4e-16 * std::max(std::fabs(x), std::fabs(y)) + 1e-300;
+    };
+    std::uintmax_t iters = 200;
+    const auto br = boost::math::tools::toms748_solve(gap, a, z, ga, gz, close, iters);
+    // (the end where L >= l: TOMS 748 keeps the sign change inside)
+    return gap(br.first) >= 0 ? br.first : br.second;
   }
 
   mass2 mass(double a, double b) const override {
