@@ -46,8 +46,11 @@ struct direct_max {
 };
 
 TEST(MaxShiftLaw, MassesAreTheMaximumsCdfs) {
+  // (sigma 1e3 and 1e5: a loss flat to rounding over wide ranges of t,
+  // where the inverse's interpolation must fall back to halving)
   for (const direct_max d :
-       {direct_max{1.1, 235, 1.0}, direct_max{0.7, 3, 0.9}, direct_max{2.0, 1, 1.0}}) {
+       {direct_max{1.1, 235, 1.0}, direct_max{0.7, 3, 0.9}, direct_max{2.0, 1, 1.0},
+        direct_max{1e3, 100, 1.0}, direct_max{1e5, 7, 0.5}, direct_max{0.3, 50, 0.6}}) {
     const auto law = max_shift_law(d.s, d.b, d.rho);
     double prev_p = 0, prev_q = 0;
     for (double l : {-3.0, -0.5, -0.01, 0.0, 0.2, 1.0, 3.0}) {
