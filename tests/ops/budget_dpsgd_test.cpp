@@ -424,6 +424,35 @@ double diluted_epoch_delta(double mu, int m, double rho, double eps, int n, doub
   return mean;
 }
 
+// A phase that starts mid-epoch (150 steps of epochs of 100, then 100 more)
+// holds no whole epoch of its own: the epoch running at its start ends 50
+// steps in, and its first half was the first phase's partial epoch. So its
+// lower side adds nothing, and the run's lower end is at most the first
+// phase's alone (counting steps 150-249 as an epoch counted one twice). A
+// longer second phase (250 steps) holds two: steps 200-299 and 300-399.
+TEST(Dpsgd, ALaterPhaseCountsOnlyTheEpochsThatStartInIt) {
+  for (sampling_scheme s : {sampling_scheme::balls_in_bins, sampling_scheme::shuffle}) {
+    dpsgd_config first;
+    first.q = 0.01;
+    first.sigma = 1.0;
+    first.steps = 150;
+    first.delta = 1e-5;
+    first.sampling = s;
+    dpsgd_config two = first;
+    two.later_phases.push_back({0.01, 0.9, 100});
+    const double alone = account_dpsgd(first).epsilon.lower;
+    EXPECT_LE(account_dpsgd(two).epsilon.lower, alone * (1 + 1e-4)) << to_string(s);
+    dpsgd_config longer = first;
+    longer.later_phases.push_back({0.01, 0.9, 250});
+    const dpsgd_report r = account_dpsgd(longer);
+    EXPECT_GT(r.epsilon.lower, 1.3 * alone) << to_string(s);
+    if (s == sampling_scheme::shuffle)
+      EXPECT_NE(r.route.find("1 x 100 steps + 50 steps of a partial epoch + 2 x 100 steps"),
+                std::string::npos)
+          << r.route;
+  }
+}
+
 TEST(Dpsgd, BallsInBinsRunShorterThanAnEpochHasALowerEnd) {
   dpsgd_config c;
   c.q = 0.1;

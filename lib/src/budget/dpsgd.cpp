@@ -439,6 +439,28 @@ std::vector<double> asked_deltas(const dpsgd_config& c) {
   return deltas;
 }
 
+// The whole epochs of phase i (of `lower_t` steps each) the lower side may
+// count. The first phase starts an epoch. A later one starts wherever the
+// loader is: the epoch running then, already partly counted or not at all,
+// ends at the next multiple of t when every phase so far has the same known
+// epoch length t, and otherwise may run on up to ceil(1/q) - 1 steps into
+// the phase (q the smallest of the phases so far): those steps are left out.
+// (Counting them as a whole epoch of the new phase would count one epoch twice.)
+std::int64_t lower_side_epochs(const std::vector<dpsgd_phase>& ps, std::size_t i,
+                               std::int64_t known_t, std::int64_t lower_t) {
+  if (i == 0) return ps[0].steps / lower_t;
+  std::int64_t start = 0, longest = 0;
+  bool aligned = true;
+  for (std::size_t j = 0; j <= i; ++j) {
+    const epoch_length e = epoch_length_of(ps[j].q, known_t);
+    longest = std::max(longest, e.with_partial);
+    aligned = aligned && e.full == e.with_partial && e.full == lower_t;
+    if (j < i) start += ps[j].steps;
+  }
+  const std::int64_t skip = aligned ? (lower_t - start % lower_t) % lower_t : longest - 1;
+  return std::max<std::int64_t>(0, ps[i].steps - skip) / lower_t;
+}
+
 // An upper bound that credits no amplification to one-step-per-epoch
 // batches: in each epoch the record is in at most one step, where the sum
 // moves by at most D, so given the assignment (revealed) the epoch is at
@@ -521,6 +543,39 @@ bool once_per_epoch(const dpsgd_config& c, const std::vector<dpsgd_phase>& ps) {
          c.steps_per_epoch == e.with_partial;
 }
 
+// The lower side of one-step-per-epoch batches (shuffled, and balls-in-bins
+// ones whose lattice is too large), on the input where one record's
+// gradient has norm `shift` and all others 0: in each whole epoch of b =
+// ceil(1/q) steps (lower_side_epochs) the record's step is uniform over the
+// epoch's full batches, in one of them with probability rho = full q; in
+// the first phase's last m steps (a partial epoch, m <= full), uniform over
+// them with probability m q. `text` gets what was counted.
+std::vector<compose_term> one_step_per_epoch_lower_terms(const std::vector<dpsgd_phase>& ps,
+                                                         double shift, std::string& text) {
+  std::vector<compose_term> terms;
+  for (std::size_t i = 0; i < ps.size(); ++i) {
+    const dpsgd_phase& p = ps[i];
+    const epoch_length e = epoch_length_of(p.q);
+    const std::int64_t epochs = lower_side_epochs(ps, i, 0, e.with_partial);
+    const std::int64_t m = i == 0 ? p.steps - epochs * e.with_partial : 0;
+    text += (text.empty() ? "" : " + ") + std::to_string(epochs) + " x " +
+            std::to_string(e.with_partial) + " steps" +
+            (m > 0 ? " + " + std::to_string(m) + " steps of a partial epoch" : "");
+    if (epochs > 0) {
+      const double rho = std::min(1.0, static_cast<double>(e.full) * p.q);
+      compose_term t =
+          epoch_lower_term(p.sigma / shift, e.full, static_cast<double>(e.with_partial), rho);
+      t.times = epochs;
+      terms.push_back(std::move(t));
+    }
+    if (m > 0) {
+      const double rho = std::min(1.0, static_cast<double>(m) * p.q);
+      terms.push_back(epoch_lower_term(p.sigma / shift, m, static_cast<double>(m), rho));
+    }
+  }
+  return terms;
+}
+
 // Shuffled batches (and balls-in-bins ones whose lattice is too large): a
 // certified LOWER bound (dpsgd.hpp), one law per whole epoch of each phase;
 // the upper bound without amplification
@@ -531,23 +586,8 @@ void account_one_step_per_epoch(const dpsgd_config& c, const std::vector<dpsgd_p
   // the record's shift, in units of the noise's C: its whole bound
   const double shift =
       c.neighbours == neighbour_relation::replace_one ? 0.5 * r.sensitivity : r.sensitivity;
-  std::vector<compose_term> terms;
   std::string epochs_text;
-  for (const auto& p : ps) {
-    const epoch_length e = epoch_length_of(p.q);
-    const auto b = static_cast<double>(e.with_partial);
-    const auto full = static_cast<double>(e.full);
-    const std::int64_t epochs = p.steps / static_cast<std::int64_t>(b);
-    epochs_text += (epochs_text.empty() ? "" : " + ") + std::to_string(epochs) + " x " +
-                   fmt_exact(b) + " steps";
-    if (epochs == 0) continue;
-    // On that input the record's step is uniform over the epoch's full
-    // batches (with probability rho it is in one of them)
-    const double rho = std::min(1.0, full * p.q);
-    compose_term t = epoch_lower_term(p.sigma / shift, static_cast<std::int64_t>(full), b, rho);
-    t.times = epochs;
-    terms.push_back(std::move(t));
-  }
+  const std::vector<compose_term> terms = one_step_per_epoch_lower_terms(ps, shift, epochs_text);
   const double mu_up = no_amplification_mu(c, ps, r.sensitivity);
   const std::optional<composition> upper =
       std::isnan(mu_up) ? std::nullopt
@@ -583,7 +623,8 @@ void account_one_step_per_epoch(const dpsgd_config& c, const std::vector<dpsgd_p
             up_text +
             "certified LOWER bound from the input where one record's gradient has norm D and "
             "all others 0 (Chua et al. 2024): its step is uniform over the epoch's full batches, "
-            "the balls-in-bins pair (a lattice garbling of it), whole epochs only" +
+            "the balls-in-bins pair (a lattice garbling of it), whole epochs and the first phase's "
+            "last partial one" +
             (antipodal ? "; replace-one: also tests on the input whose record's gradient is u "
                          "against -u (the sums of the outputs and of sinh(mu x) over the whole "
                          "epochs, the record in exactly one step of each)"
@@ -618,18 +659,21 @@ double dpsgd_epochs(const std::vector<dpsgd_phase>& ps) {
 // the upper side takes floor(1/q) steps per epoch and every epoch touched
 // (ceil(T / floor(1/q)), one more for a phase after the first, which may
 // start mid-epoch; a partial epoch is a prefix of a whole one, a
-// post-processing), the lower side ceil(1/q) steps and whole epochs, and
-// the first phase's last partial epoch diluted. Other epochs only the upper
+// post-processing), the lower side ceil(1/q) steps and whole epochs
+// (lower_side_epochs), and the first phase's last partial epoch diluted.
+// Other epochs only the upper
 // side counts get Id as their lower side. `shift` is
 // the record's: D, or D/2 under replace-one (the zero-out pair of the
 // record's own bound; account_balls_in_bins). Empty when a lattice is too
 // large.
-std::vector<compose_term> balls_in_bins_terms(const dpsgd_phase& p, std::size_t phase, double shift,
-                                              std::int64_t known_t, double relaxed_tail) {
+std::vector<compose_term> balls_in_bins_terms(const std::vector<dpsgd_phase>& ps, std::size_t phase,
+                                              double shift, std::int64_t known_t,
+                                              double relaxed_tail) {
+  const dpsgd_phase& p = ps[phase];
   const epoch_length e = epoch_length_of(p.q, known_t);
   const std::int64_t t_up = e.full, t_lo = e.with_partial;
   const std::int64_t e_up = (p.steps + t_up - 1) / t_up + (phase > 0 ? 1 : 0);
-  const std::int64_t e_lo = p.steps / t_lo;
+  const std::int64_t e_lo = lower_side_epochs(ps, phase, known_t, t_lo);
   // (the upper side with a relaxed cap: account_balls_in_bins caps it by the
   // bound without amplification, so a delta floor per epoch
   // (relaxed_tail_budget) costs nothing where that one is better; the lower
@@ -690,7 +734,7 @@ void account_balls_in_bins(const dpsgd_config& c, const std::vector<dpsgd_phase>
   const double shift = ro ? 0.5 * r.sensitivity : r.sensitivity;
   std::vector<compose_term> terms;
   for (std::size_t i = 0; i < ps.size(); ++i) {
-    const auto more = balls_in_bins_terms(ps[i], i, shift, c.steps_per_epoch,
+    const auto more = balls_in_bins_terms(ps, i, shift, c.steps_per_epoch,
                                           relaxed_tail_budget(c, dpsgd_epochs(ps)));
     if (more.empty()) return account_one_step_per_epoch(c, ps, r);
     terms.insert(terms.end(), more.begin(), more.end());
