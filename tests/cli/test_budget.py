@@ -280,6 +280,11 @@ def test_dpsgd_one_call(fdp):
     expect_bad(fdp, ["dpsgd", "--dataset-size", "60000", "--batch-size", "256", "--epochs", "2",
                      "--sigma", "1", "--delta", "1e-5", "--sampling", "balls-in-bins",
                      "--steps-per-epoch", "300"], "steps_per_epoch = 300")
+    # with phases the count must fit each phase's batch size
+    expect_bad(fdp, ["dpsgd", "--dataset-size", "1000", "--phase", "batch-size=100,epochs=2",
+                     "--phase", "batch-size=300,epochs=2", "--sigma", "1", "--delta", "1e-5",
+                     "--sampling", "balls-in-bins", "--steps-per-epoch", "10"],
+               "steps_per_epoch = 10")
     expect_bad(fdp, ["dpsgd", "--dataset-size", "100", "--phase", "q=2,steps=1", "--sigma", "1",
                      "--delta", "1e-5"], "--phase")
     expect_bad(fdp, ["dpsgd", "--q", "0.01", "--sigma", "1", "--delta", "1e-5",

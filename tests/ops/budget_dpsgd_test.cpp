@@ -297,6 +297,12 @@ TEST(Dpsgd, BadInput) {
   dpsgd_config poisson = c;
   poisson.steps_per_epoch = 150;
   EXPECT_NO_THROW(account_dpsgd(poisson));
+  // with phases the count must fit every phase's q (100 fits 0.01, not 0.02)
+  dpsgd_config phases = c;
+  phases.sampling = sampling_scheme::balls_in_bins;
+  phases.steps_per_epoch = 100;
+  phases.later_phases.push_back({0.02, 1.0, 50});
+  EXPECT_THROW(account_dpsgd(phases), std::invalid_argument);
   EXPECT_THROW(dpsgd_steps(0, 100, 10), std::invalid_argument);
   EXPECT_THROW(dpsgd_steps(1, 100, 0), std::invalid_argument);
   EXPECT_THROW(dpsgd_steps(1, 100, 101), std::invalid_argument);

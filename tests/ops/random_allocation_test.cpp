@@ -204,6 +204,8 @@ TEST(DpsgdRandomAllocation, BadInputNamesUses) {
   EXPECT_NE(message(allocation_run(2.0, 0.05, 100, 101)).find("uses"), std::string::npos);
   // q x steps = 5 is not the run of 8 uses in 100 steps (a rate of 0.08)
   EXPECT_NE(message(allocation_run(2.0, 0.05, 100, 8)).find("uses"), std::string::npos);
+  // at q = 1 every epoch is one full step: q x steps = 100 is not 50 uses
+  EXPECT_NE(message(allocation_run(2.0, 1.0, 100, 50)).find("uses"), std::string::npos);
   dpsgd_config poisson = allocation_run(2.0, 0.05, 100, 5);
   poisson.sampling = sampling_scheme::poisson;
   EXPECT_NE(message(poisson).find("uses"), std::string::npos);

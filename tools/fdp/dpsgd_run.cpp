@@ -250,10 +250,13 @@ dpsgd_run dpsgd_run_from(const args& a) {
   read_batch_cap(a, run);
   read_steps_rule(a, run);
   read_solve(a, run);
-  if (a.has("phase"))
+  if (a.has("phase")) {
     read_phases(a, run);
-  else
+    // (a given count is every phase's: the library checks it against each q)
+    if (run.exact_per_epoch > 0) c.steps_per_epoch = run.exact_per_epoch;
+  } else {
     read_flat_phase(a, run);
+  }
   read_uses(a, run);
   if (run.solve) {
     dpsgd_solve& s = *run.solve;

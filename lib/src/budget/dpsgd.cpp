@@ -135,32 +135,6 @@ double clt_mu_uniform(double p, double mu0, std::int64_t steps) {
   return std::sqrt(2.0) * p * std::sqrt(static_cast<double>(steps) * std::max(0.0, v));
 }
 
-std::int64_t allocation_uses(const dpsgd_config& c) {
-  double k = static_cast<double>(c.uses);
-  if (c.uses == 0) {
-    const double qt = c.q * static_cast<double>(c.steps);
-    k = std::round(qt);
-    if (std::fabs(qt - k) > 1e-9 * std::max(1.0, qt))
-      throw std::invalid_argument(
-          "dpsgd: uses: random-allocation needs each record's number of steps; q x steps = " +
-          fmt_exact(qt) + " is not an integer (give it: --uses K)");
-  }
-  detail::require(k >= 1 && k <= static_cast<double>(c.steps), "dpsgd", "uses", k,
-                  "must be an integer in [1, steps]");
-  // The batches hold k/T of the records on average: a q that says otherwise
-  // would be echoed as an assumption the accounting never made. (A loader
-  // that keeps a last partial batch runs ceil(N/B) steps an epoch, so its
-  // q T = k ceil(N/B) B/N exceeds k by less than k q: that much is the
-  // loader's, not a contradiction.)
-  const double qt = c.q * static_cast<double>(c.steps);
-  if (std::fabs(qt - k) > std::max(0.5, k * c.q) + 1e-9 * qt)
-    throw std::invalid_argument(
-        "dpsgd: uses = " + fmt_exact(k) + " disagrees with q x steps = " + fmt_exact(qt) +
-        " (random allocation's batches hold uses/steps of the records on average: give q = " +
-        fmt_exact(k / static_cast<double>(c.steps)) + ", or leave uses out to take q x steps)");
-  return static_cast<std::int64_t>(k);
-}
-
 namespace {
 
 // The steps an epoch of batches at rate q can have: floor(1/q) when the
@@ -180,6 +154,15 @@ epoch_length epoch_length_of(double q, std::int64_t known = 0) {
   return e;
 }
 
+[[noreturn]] void throw_steps_per_epoch(const dpsgd_config& c, const epoch_length& e) {
+  throw std::invalid_argument(
+      "dpsgd: steps_per_epoch = " + std::to_string(c.steps_per_epoch) +
+      " must be floor(1/q) = " + std::to_string(e.full) +
+      " or ceil(1/q) = " + std::to_string(e.with_partial) + " for " + to_string(c.sampling) +
+      " batches (each record is in one step of each epoch, so an epoch has about 1/q steps; "
+      "give the loader's q = 1/K or its batch size)");
+}
+
 // Balls-in-bins and shuffling put each record in one step of each epoch,
 // so an epoch has about 1/q steps: a loader's count elsewhere contradicts
 // q (and would be accounted as a run it is not).
@@ -188,15 +171,12 @@ void check_steps_per_epoch(const dpsgd_config& c) {
                   static_cast<long long>(c.steps_per_epoch), "must be >= 0 (0: not known)");
   const bool binned =
       c.sampling == sampling_scheme::balls_in_bins || c.sampling == sampling_scheme::shuffle;
-  if (!binned || c.steps_per_epoch == 0 || !c.later_phases.empty()) return;
-  const epoch_length e = epoch_length_of(c.q);
-  if (c.steps_per_epoch >= e.full && c.steps_per_epoch <= e.with_partial) return;
-  throw std::invalid_argument(
-      "dpsgd: steps_per_epoch = " + std::to_string(c.steps_per_epoch) +
-      " must be floor(1/q) = " + std::to_string(e.full) +
-      " or ceil(1/q) = " + std::to_string(e.with_partial) + " for " + to_string(c.sampling) +
-      " batches (each record is in one step of each epoch, so an epoch has about 1/q steps; "
-      "give the loader's q = 1/K or its batch size)");
+  if (!binned || c.steps_per_epoch == 0) return;
+  for (const dpsgd_phase& p : dpsgd_phases(c)) {
+    const epoch_length e = epoch_length_of(p.q);
+    if (c.steps_per_epoch < e.full || c.steps_per_epoch > e.with_partial)
+      throw_steps_per_epoch(c, e);
+  }
 }
 
 void validate(const dpsgd_config& c) {
@@ -431,6 +411,39 @@ void account_fixed_size(const dpsgd_config& c, const std::vector<dpsgd_phase>& p
       "mu = sqrt(2) p sqrt(T (e^{mu0^2} Phi(1.5 mu0) + 3 Phi(-0.5 mu0) - 2)), mu0 = D/sigma "
       "(Bu, Dong, Long & Su 2020)";
 }
+
+}  // namespace
+
+std::int64_t allocation_uses(const dpsgd_config& c) {
+  double k = static_cast<double>(c.uses);
+  if (c.uses == 0) {
+    const double qt = c.q * static_cast<double>(c.steps);
+    k = std::round(qt);
+    if (std::fabs(qt - k) > 1e-9 * std::max(1.0, qt))
+      throw std::invalid_argument(
+          "dpsgd: uses: random-allocation needs each record's number of steps; q x steps = " +
+          fmt_exact(qt) + " is not an integer (give it: --uses K)");
+  }
+  detail::require(k >= 1 && k <= static_cast<double>(c.steps), "dpsgd", "uses", k,
+                  "must be an integer in [1, steps]");
+  // The batches hold k/T of the records on average: a q that says otherwise
+  // would be echoed as an assumption the accounting never made. (A loader
+  // of k epochs of ceil(1/q) or floor(1/q) steps has q T = k q ceil(1/q) or
+  // k q floor(1/q): that far from k is the loader's, not a contradiction;
+  // and half a step for rounding.)
+  const double qt = c.q * static_cast<double>(c.steps);
+  const epoch_length e = epoch_length_of(c.q);
+  const double loader = std::max(c.q * static_cast<double>(e.with_partial) - 1.0,
+                                 1.0 - c.q * static_cast<double>(e.full));
+  if (std::fabs(qt - k) > 0.5 + k * std::max(0.0, loader) + 1e-9 * qt)
+    throw std::invalid_argument(
+        "dpsgd: uses = " + fmt_exact(k) + " disagrees with q x steps = " + fmt_exact(qt) +
+        " (random allocation's batches hold uses/steps of the records on average: give q = " +
+        fmt_exact(k / static_cast<double>(c.steps)) + ", or leave uses out to take q x steps)");
+  return static_cast<std::int64_t>(k);
+}
+
+namespace {
 
 // The deltas asked, the first one first.
 std::vector<double> asked_deltas(const dpsgd_config& c) {

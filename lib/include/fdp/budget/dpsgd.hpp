@@ -141,8 +141,8 @@ struct dpsgd_config {
   /// (fdp/ops/truncated_poisson.hpp). Both >= 1 then, and 0 otherwise.
   std::int64_t max_batch_size = 0, dataset_size = 0;
   /// Balls-in-bins and shuffling: the loader's steps (bins) per epoch when
-  /// known, t with floor(1/q) <= t <= ceil(1/q) (std::invalid_argument
-  /// otherwise for one phase; with several, it serves the phases it fits);
+  /// known, t with floor(1/q) <= t <= ceil(1/q) for every phase's q
+  /// (std::invalid_argument otherwise);
   /// 0: unknown, both are covered (fewer steps on the upper side, more on
   /// the lower). Other samplers do not read it.
   std::int64_t steps_per_epoch = 0;
@@ -205,8 +205,9 @@ double dpsgd_sensitivity(const dpsgd_config& c);
 /// Random allocation: each record's number of steps, config.uses or else
 /// q x steps when that is an integer (to 1e-9 relative); std::invalid_argument
 /// naming `uses` otherwise, when it is outside [1, steps], or when q x steps
-/// is further from it than max(1/2, uses x q) (q is then not the run's
-/// rate; a last partial batch per epoch accounts for less than uses x q).
+/// is further from it than 1/2 + uses x |q ceil(1/q) - 1| (or floor's: a
+/// loader of epochs of ceil(1/q) or floor(1/q) steps; q is otherwise not
+/// the run's rate).
 std::int64_t allocation_uses(const dpsgd_config& c);
 
 /// Validates the configuration (naming the bad field) and accounts for it.
