@@ -154,14 +154,37 @@ epoch_length epoch_length_of(double q, std::int64_t known = 0) {
   return e;
 }
 
-[[noreturn]] void throw_steps_per_epoch(const dpsgd_config& c, const epoch_length& e) {
-  throw std::invalid_argument(
-      "dpsgd: steps_per_epoch = " + std::to_string(c.steps_per_epoch) +
-      " must be floor(1/q) = " + std::to_string(e.full) +
-      " or ceil(1/q) = " + std::to_string(e.with_partial) + " for " + to_string(c.sampling) +
-      " batches (each record is in one step of each epoch, so an epoch has about 1/q steps; "
-      "give the loader's q = 1/K or its batch size)");
+}  // namespace
+
+std::int64_t allocation_uses(const dpsgd_config& c) {
+  const double qt = c.q * static_cast<double>(c.steps);
+  double k = static_cast<double>(c.uses);
+  if (c.uses == 0) {
+    k = std::round(qt);
+    if (std::fabs(qt - k) > 1e-9 * std::max(1.0, qt))
+      throw std::invalid_argument(
+          "dpsgd: uses: random-allocation needs each record's number of steps; q x steps = " +
+          fmt_exact(qt) + " is not an integer (give it: --uses K)");
+  }
+  detail::require(k >= 1 && k <= static_cast<double>(c.steps), "dpsgd", "uses", k,
+                  "must be an integer in [1, steps]");
+  // The batches hold k/T of the records on average: a q that says otherwise
+  // would be echoed as an assumption the accounting never made. (A loader
+  // of k epochs of ceil(1/q) or floor(1/q) steps has q T = k q ceil(1/q) or
+  // k q floor(1/q): that far from k is the loader's, not a contradiction;
+  // and half a step for rounding.)
+  const epoch_length e = epoch_length_of(c.q);
+  const double loader = std::max(c.q * static_cast<double>(e.with_partial) - 1.0,
+                                 1.0 - c.q * static_cast<double>(e.full));
+  if (std::fabs(qt - k) > 0.5 + k * std::max(0.0, loader) + 1e-9 * qt)
+    throw std::invalid_argument(
+        "dpsgd: uses = " + fmt_exact(k) + " disagrees with q x steps = " + fmt_exact(qt) +
+        " (random allocation's batches hold uses/steps of the records on average: give q = " +
+        fmt_exact(k / static_cast<double>(c.steps)) + ", or leave uses out to take q x steps)");
+  return static_cast<std::int64_t>(k);
 }
+
+namespace {
 
 // Balls-in-bins and shuffling put each record in one step of each epoch,
 // so an epoch has about 1/q steps: a loader's count elsewhere contradicts
@@ -175,7 +198,12 @@ void check_steps_per_epoch(const dpsgd_config& c) {
   for (const dpsgd_phase& p : dpsgd_phases(c)) {
     const epoch_length e = epoch_length_of(p.q);
     if (c.steps_per_epoch < e.full || c.steps_per_epoch > e.with_partial)
-      throw_steps_per_epoch(c, e);
+      throw std::invalid_argument(
+          "dpsgd: steps_per_epoch = " + std::to_string(c.steps_per_epoch) +
+          " must be floor(1/q) = " + std::to_string(e.full) +
+          " or ceil(1/q) = " + std::to_string(e.with_partial) + " for " + to_string(c.sampling) +
+          " batches (each record is in one step of each epoch, so an epoch has about 1/q "
+          "steps; give the loader's q = 1/K or its batch size)");
   }
 }
 
@@ -411,39 +439,6 @@ void account_fixed_size(const dpsgd_config& c, const std::vector<dpsgd_phase>& p
       "mu = sqrt(2) p sqrt(T (e^{mu0^2} Phi(1.5 mu0) + 3 Phi(-0.5 mu0) - 2)), mu0 = D/sigma "
       "(Bu, Dong, Long & Su 2020)";
 }
-
-}  // namespace
-
-std::int64_t allocation_uses(const dpsgd_config& c) {
-  double k = static_cast<double>(c.uses);
-  if (c.uses == 0) {
-    const double qt = c.q * static_cast<double>(c.steps);
-    k = std::round(qt);
-    if (std::fabs(qt - k) > 1e-9 * std::max(1.0, qt))
-      throw std::invalid_argument(
-          "dpsgd: uses: random-allocation needs each record's number of steps; q x steps = " +
-          fmt_exact(qt) + " is not an integer (give it: --uses K)");
-  }
-  detail::require(k >= 1 && k <= static_cast<double>(c.steps), "dpsgd", "uses", k,
-                  "must be an integer in [1, steps]");
-  // The batches hold k/T of the records on average: a q that says otherwise
-  // would be echoed as an assumption the accounting never made. (A loader
-  // of k epochs of ceil(1/q) or floor(1/q) steps has q T = k q ceil(1/q) or
-  // k q floor(1/q): that far from k is the loader's, not a contradiction;
-  // and half a step for rounding.)
-  const double qt = c.q * static_cast<double>(c.steps);
-  const epoch_length e = epoch_length_of(c.q);
-  const double loader = std::max(c.q * static_cast<double>(e.with_partial) - 1.0,
-                                 1.0 - c.q * static_cast<double>(e.full));
-  if (std::fabs(qt - k) > 0.5 + k * std::max(0.0, loader) + 1e-9 * qt)
-    throw std::invalid_argument(
-        "dpsgd: uses = " + fmt_exact(k) + " disagrees with q x steps = " + fmt_exact(qt) +
-        " (random allocation's batches hold uses/steps of the records on average: give q = " +
-        fmt_exact(k / static_cast<double>(c.steps)) + ", or leave uses out to take q x steps)");
-  return static_cast<std::int64_t>(k);
-}
-
-namespace {
 
 // The deltas asked, the first one first.
 std::vector<double> asked_deltas(const dpsgd_config& c) {
@@ -742,10 +737,10 @@ std::vector<compose_term> balls_in_bins_terms(const std::vector<dpsgd_phase>& ps
 composition epochwise_pairs_of_groups(const std::vector<compose_term>& terms,
                                       const compose_options& o) {
   std::vector<compose_term> grouped;
-  for (const compose_term& t : terms) {
-    const bool seen = !grouped.empty() && terms[grouped.size() - 1].law == t.law;
+  for (std::size_t i = 0; i < terms.size(); ++i) {
+    const compose_term& t = terms[i];
     compose_term g;
-    if (seen) {
+    if (i > 0 && terms[i - 1].law == t.law) {  // (the same epoch law: its power again)
       g = grouped.back();
     } else {
       compose_term one = t;
