@@ -404,6 +404,10 @@ def test_dpsgd_random_allocation(fdp):
     # a q that K/T contradicts would be echoed as an assumption never made
     expect_bad(fdp, base + ["--sampling", "random-allocation", "--uses", "4"], "--uses = 4")
     expect_bad(fdp, base + ["--sampling", "random-allocation", "--uses", "21"], "uses")
+    # solving is Poisson's only: said so, not a complaint about --uses
+    expect_bad(fdp, ["dpsgd", "--q", "0.01", "--sigma", "1", "--eps", "2", "--solve", "steps",
+                     "--delta", "1e-5", "--sampling", "random-allocation", "--uses", "2"],
+               "needs --sampling poisson")
     expect_bad(fdp, ["dpsgd", "--q", "0.11", "--sigma", "2", "--steps", "20", "--delta", "1e-5",
                      "--sampling", "random-allocation"], "--uses K")
 

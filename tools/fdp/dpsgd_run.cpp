@@ -216,8 +216,8 @@ void read_uses(const args& a, dpsgd_run& run) {
   }
   if (a.has("uses")) {
     c.uses = a.integer_or("uses", 0, 1, kMaxCount);
-    try {  // (the library's rule, named as the option)
-      allocation_uses(c);
+    try {  // (the library's rule, named as the option; steps 0: being solved for)
+      if (c.steps > 0) allocation_uses(c);
     } catch (const std::invalid_argument& e) {
       const std::string m = e.what(), prefix = "dpsgd: ";
       throw usage_error("--" + (m.rfind(prefix, 0) == 0 ? m.substr(prefix.size()) : m), "uses");
