@@ -115,6 +115,11 @@ def test_dpsgd_random_allocation_states_its_uses(cli):
         fdp.dpsgd(sigma=2.0, q=0.1, steps=20, uses=2)
     with pytest.raises(TypeError, match="uses"):
         fdp.dpsgd(sigma=2.0, q=0.1, steps=20, sampling="random-allocation", uses=2.5)
+    # a q that K/T contradicts, and a loader count that 1/q contradicts
+    with pytest.raises(ValueError, match="uses = 4 disagrees"):
+        fdp.dpsgd(sigma=2.0, q=0.1, steps=20, sampling="random-allocation", uses=4)
+    with pytest.raises(ValueError, match="steps_per_epoch = 500"):
+        fdp.dpsgd(sigma=1.0, q=0.003, steps=700, sampling="balls-in-bins", steps_per_epoch=500)
 
 
 def test_dpsgd_poisson_replace_one_is_the_mirrored_pair():
